@@ -1,0 +1,1 @@
+"""Serial link to the table's microcontroller, GPIO indicators and displays."""

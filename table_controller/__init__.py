@@ -1,0 +1,1 @@
+"""Referee and orchestration for briscola-table."""

@@ -1,0 +1,1 @@
+"""Camera, calibration, card detection and recognition for briscola-table."""

@@ -1,0 +1,1 @@
+"""The phone dashboard: a Flask app following the table."""
