@@ -1,0 +1,237 @@
+"""Game records: a self-describing text format for hands and matches, like PGN.
+
+A record is a block of ``[Key "value"]`` headers, a blank line, then the
+hand's accepted events as tokens, one trick a line, and the result::
+
+    [Game "Briscola"]
+    [Date "2026.11.29"]
+    [Players "2"]
+    [Seat0 "Tu"]
+    [Seat1 "Ada"]
+    [Dealer "1"]
+    [Variants "-"]
+    [Removed "-"]
+    [Result "26-4"]
+
+    trump:5s
+    1. 0:9c 1:7c
+    2. 0:4s 1:8c collect
+    26-4
+
+Tokens: ``S:card`` a play by seat S, ``trump:card``, ``swap:S:card``,
+``call:S:card:points``, ``collect``; ``N.`` trick numbers, ``{comments}`` and
+``; comments`` are ignored. A match is several records one after the other
+(``[Match "3"]`` and ``[Hand "2"]`` headers). Loading a record and replaying it
+gives the identical state; a ``Result`` header that disagrees with the replay
+is an error.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from table_controller.cards import Card, CardError
+from table_controller.events import Event, HandStart, IllegalEvent, parse_token
+from table_controller.hand import Hand
+from table_controller.referee import Referee
+from table_controller.rules import HandRules, parse_variants
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or does not replay; names the line."""
+
+
+_HEADER = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
+_TRICK_NO = re.compile(r"^\d+\.$")
+_RESULT = re.compile(r"^(\d+(?:-\d+)+|\*)$")
+
+
+@dataclass
+class Record:
+    headers: dict[str, str] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # source line of each event
+    result: str | None = None
+
+    # -- building ---------------------------------------------------------------
+
+    @classmethod
+    def from_hand(cls, hand: Hand, names: list[str] | None = None,
+                  date: _dt.date | None = None, **extra: str) -> Record:
+        headers = {"Game": "Briscola",
+                   "Date": (date or _dt.date.today()).strftime("%Y.%m.%d"),
+                   "Players": str(hand.players)}
+        for seat in range(hand.players):
+            headers[f"Seat{seat}"] = names[seat] if names and seat < len(names) else "?"
+        headers["Dealer"] = str(hand.dealer)
+        headers["Variants"] = " ".join(sorted(v.value for v in hand.rules.variants)) or "-"
+        headers["Removed"] = " ".join(map(str, hand.rules.removed)) or "-"
+        headers.update({k: str(v) for k, v in extra.items()})
+        result = "-".join(map(str, hand.points)) if hand.is_over() else "*"
+        headers["Result"] = result
+        return cls(headers, list(hand.move_stack), [], result)
+
+    @property
+    def players(self) -> int:
+        return int(self.headers.get("Players", "2"))
+
+    @property
+    def names(self) -> list[str]:
+        return [self.headers.get(f"Seat{s}", "?") for s in range(self.players)]
+
+    def hand_event(self) -> HandStart:
+        try:
+            removed_text = self.headers.get("Removed", "-")
+            removed = None if removed_text in ("", "-") else tuple(
+                Card.parse(c) for c in removed_text.split())
+            return HandStart(players=self.players, dealer=int(self.headers["Dealer"]),
+                             variants=parse_variants(
+                                 self.headers.get("Variants", "-").replace("-", "")),
+                             removed=removed)
+        except (KeyError, ValueError, CardError) as exc:
+            raise RecordError(f"bad record headers: {exc}") from None
+
+    # -- replay -----------------------------------------------------------------
+
+    def replay(self) -> Hand:
+        """The hand this record describes, replayed event by event."""
+        start = self.hand_event()
+        try:
+            hand = Hand(HandRules(start.players, start.variants, start.removed), start.dealer)
+        except ValueError as exc:
+            raise RecordError(f"bad record headers: {exc}") from None
+        for event, line in zip(self.events, self.lines or [None] * len(self.events),
+                               strict=True):
+            try:
+                hand.push(event)
+            except IllegalEvent as exc:
+                where = f"line {line}: " if line else ""
+                raise RecordError(f"{where}{event} does not replay: {exc}") from None
+        claimed = self.headers.get("Result")
+        if claimed and claimed != "*" and hand.is_over():
+            got = "-".join(map(str, hand.points))
+            if got != claimed:
+                raise RecordError(f"the record says {claimed} but its events give {got}")
+        return hand
+
+    # -- text -------------------------------------------------------------------
+
+    def __str__(self) -> str:
+        out = [f'[{k} "{_escape(v)}"]' for k, v in self.headers.items()]
+        out.append("")
+        line: list[str] = []
+        trick = 1
+        in_trick = 0
+        players = self.players
+        for event in self.events:
+            if event.type == "play":
+                if in_trick == 0:
+                    if line:
+                        out.append(" ".join(line))
+                    line = [f"{trick}."]
+                line.append(str(event))
+                in_trick += 1
+                if in_trick == players:
+                    in_trick = 0
+                    trick += 1
+            else:
+                if event.type != "collect" and line:
+                    out.append(" ".join(line))
+                    line = []
+                line.append(str(event))
+                if event.type != "collect":
+                    out.append(" ".join(line))
+                    line = []
+        if line:
+            out.append(" ".join(line))
+        out.append(self.result or self.headers.get("Result", "*"))
+        return "\n".join(out) + "\n"
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def parse_records(text: str) -> list[Record]:
+    """Read every record in ``text``; raise RecordError naming the bad line."""
+    records: list[Record] = []
+    current: Record | None = None
+    in_moves = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split(";", 1)[0].strip()
+        if not line:
+            continue
+        m = _HEADER.match(line)
+        if m:
+            if current is None or in_moves:
+                current = Record()
+                records.append(current)
+                in_moves = False
+            current.headers[m.group(1)] = _unescape(m.group(2))
+            continue
+        if current is None:
+            raise RecordError(f"line {lineno}: a record starts with [Key \"value\"] headers")
+        in_moves = True
+        line = re.sub(r"\{[^}]*\}", " ", line)
+        for token in line.split():
+            if _TRICK_NO.match(token):
+                continue
+            if _RESULT.match(token):
+                current.result = token
+                continue
+            try:
+                current.events.append(parse_token(token))
+            except IllegalEvent as exc:
+                raise RecordError(f"line {lineno}: {exc}") from None
+            current.lines.append(lineno)
+    if not records:
+        raise RecordError("no record found: expected [Key \"value\"] headers")
+    return records
+
+
+def looks_like_record(text: str) -> bool:
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return first.startswith("[")
+
+
+def record_events(records: list[Record]) -> Iterator[tuple[Event, int | None]]:
+    """The physical events of a list of records, as a referee would have seen them."""
+    for record in records:
+        yield record.hand_event(), None
+        yield from zip(record.events, record.lines or [None] * len(record.events), strict=True)
+
+
+def match_records(referee: Referee, names: list[str] | None = None,
+                  date: _dt.date | None = None) -> list[Record]:
+    """One record per hand of the referee's match, with match headers."""
+    out = []
+    for i, hand in enumerate(referee.hands, 1):
+        extra = {"Hand": str(i)}
+        if referee.match_length:
+            extra["Match"] = str(referee.match_length)
+        out.append(Record.from_hand(hand, names, date, **extra))
+    return out
+
+
+def dumps(records: list[Record]) -> str:
+    return "\n".join(str(r) for r in records)
+
+
+def replay_match(records: list[Record]) -> Referee:
+    """Replay a match record into a referee; raise RecordError if any event is refused."""
+    first = records[0]
+    match = first.headers.get("Match")
+    referee = Referee(players=first.players, match=int(match) if match else None)
+    for event, line in record_events(records):
+        decision = referee.feed(event, line)
+        if not decision.accepted:
+            where = f"line {line}: " if line else ""
+            raise RecordError(f"{where}{event} does not replay: {decision.violation.message}")
+    return referee

@@ -1,0 +1,306 @@
+"""The referee: takes the table's physical events, one at a time, for a whole match.
+
+Every event is either accepted (the state moves on and a :class:`Decision` says
+what the table should show) or rejected with a :class:`Violation`, leaving the
+state exactly as it was. The referee is pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from table_controller.cards import Card
+from table_controller.events import (
+    Call,
+    Event,
+    HandStart,
+    IllegalEvent,
+    Undo,
+    ViolationKind,
+    event_from_json,
+)
+from table_controller.hand import Hand, Outcome, Trick
+from table_controller.rules import CHIAMATA_PLAYERS, DEFAULT_BID, HandRules, Variant
+
+MATCH_LENGTHS = (1, 3, 5)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    kind: ViolationKind
+    message: str
+    seat: int | None = None
+    card: Card | None = None
+    line: int | None = None  # 1-based line of the input, when read from a file
+    hand: int | None = None  # index of the hand it happened in
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "kind": self.kind.value, "seat": self.seat,
+                "card": None if self.card is None else str(self.card),
+                "message": self.message}
+
+
+class Decision:
+    """What one event did: the outputs the indicators and dashboard act on.
+
+    Attributes left at their class defaults did not change with this event.
+    """
+
+    accepted = True
+    violation: Violation | None = None
+    undone: Event | None = None  # for an undo: the event taken back
+    turn: int | None = None  # seat to play next (None when no hand is going on)
+    trick_winner: int | None = None  # set when this event finished a trick
+    trick: Trick | None = None
+    draw_order: tuple[int, ...] = ()  # after that trick, winner first
+    briscola_taker: int | None = None  # set when the face-up briscola was just drawn
+    partner: int | None = None  # chiamata: set when the called card reveals the partner
+    new_hand = False
+    hand_over = False  # this event ended the hand
+    result: Outcome | None = None  # the hand's outcome, with hand_over
+    match: MatchStanding | None = None  # with hand_over (and when an undo reopens a hand)
+    t: float | None = None  # the event's frame time, when the tracker gave one
+
+    def __init__(self, event: Event | None, line: int | None = None) -> None:
+        self.event = event
+        self.line = line
+
+    def __repr__(self) -> str:
+        fields = {k: v for k, v in vars(self).items() if v is not None}
+        return f"Decision({fields})"
+
+
+@dataclass(frozen=True)
+class MatchStanding:
+    length: int | None  # 1, 3, 5, or None for an open series
+    hands_won: tuple[int, ...]  # per seat
+    hands_played: int  # finished hands, ties included
+    winners: tuple[int, ...]  # seats that won the match, once it is decided
+
+    @property
+    def over(self) -> bool:
+        return bool(self.winners)
+
+    @property
+    def winner(self) -> int | None:
+        """The winning seat (for teams, the team's lowest seat: its team index)."""
+        return self.winners[0] if self.winners else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hands_won": list(self.hands_won), "winner": self.winner,
+                "winners": list(self.winners), "length": self.length,
+                "hands_played": self.hands_played}
+
+
+class Referee:
+    """Referees a match: a series of hands fed as physical events.
+
+    ``players``, ``variants`` and ``removed`` are defaults for hands whose
+    ``hand`` event does not say; ``match`` is 1, 3 or 5 hands (None: an open
+    series that never declares a winner); ``dealer`` is the first dealer when
+    the events start without a ``hand`` event (default: the seat before 0, so
+    seat 0 leads).
+    """
+
+    def __init__(self, players: int = 2, variants: tuple[str, ...] | frozenset = (),
+                 match: int | None = None, removed: tuple[Card, ...] | None = None,
+                 dealer: int | None = None) -> None:
+        self.defaults = HandRules(players, frozenset(variants), removed)
+        if match is not None and match not in MATCH_LENGTHS:
+            raise ValueError(f"match must be 1, 3 or 5 hands, not {match!r}")
+        if dealer is not None and not 0 <= dealer < players:
+            raise ValueError(f"dealer must be a seat 0..{players - 1}, not {dealer}")
+        self.match_length = match
+        self.first_dealer = dealer
+        self.hands: list[Hand] = []
+        self.violations: list[Violation] = []
+        self._history: list[bool] = []  # per accepted event: did it start a hand?
+
+    # -- queries ---------------------------------------------------------------
+
+    @property
+    def hand(self) -> Hand | None:
+        """The hand in progress (or the last one played)."""
+        return self.hands[-1] if self.hands else None
+
+    def standing(self) -> MatchStanding:
+        n = self.hands[0].players if self.hands else self.defaults.players
+        won = [0] * n
+        played = 0
+        winners: tuple[int, ...] = ()
+        need = self.match_length // 2 + 1 if self.match_length else None
+        for hand in self.hands:
+            outcome = hand.outcome()
+            if outcome is None:
+                continue
+            played += 1
+            for seat in outcome.winners:
+                won[seat] += 1
+            if need and not winners and max(won) >= need:
+                top = max(won)
+                winners = tuple(s for s in range(n) if won[s] == top)
+        return MatchStanding(self.match_length, tuple(won), played, winners)
+
+    def next_dealer(self) -> int:
+        """Who deals the next hand: the next seat after a finished hand, the same
+        dealer again after an abandoned one."""
+        hand = self.hand
+        if hand is None:
+            if self.first_dealer is not None:
+                return self.first_dealer
+            return self.defaults.players - 1
+        return (hand.dealer + 1) % hand.players if hand.is_over() else hand.dealer
+
+    # -- feeding events ----------------------------------------------------------
+
+    def feed_json(self, obj: Any, line: int | None = None) -> Decision:
+        """Feed one JSON Lines event (text or decoded object)."""
+        t = obj.get("t") if isinstance(obj, dict) else None
+        try:
+            event = event_from_json(obj)
+        except IllegalEvent as exc:
+            return self._reject(None, exc, line)
+        decision = self.feed(event, line)
+        if isinstance(t, int | float):
+            decision.t = float(t)
+        return decision
+
+    def feed(self, event: Event, line: int | None = None) -> Decision:
+        """Feed one event; the returned Decision says whether it was accepted."""
+        hand = self.hands[-1] if self.hands else None
+        try:
+            kind = type(event)
+            if kind is HandStart:
+                return self._start_hand(event, line)
+            if kind is Undo:
+                return self._undo(event, line)
+            if hand is None:
+                hand = self._implicit_hand()
+                try:
+                    hand.push(event)
+                except IllegalEvent:
+                    self.hands.pop()
+                    raise
+                self._history.append(True)  # the implied hand goes with this event
+            else:
+                hand.push(event)
+                self._history.append(False)
+        except IllegalEvent as exc:
+            return self._reject(event, exc, line)
+        return self._describe(hand, event, line)
+
+    def _implicit_hand(self) -> Hand:
+        self._check_match_open()
+        hand = Hand(self.defaults, self.next_dealer())
+        self.hands.append(hand)
+        return hand
+
+    def _check_match_open(self) -> None:
+        standing = self.standing()
+        if standing.over:
+            raise IllegalEvent(ViolationKind.HAND_OVER, f"the match is over: won by seat(s) "
+                               f"{', '.join(map(str, standing.winners))}")
+
+    def _start_hand(self, event: HandStart, line: int | None) -> Decision:
+        self._check_match_open()
+        previous = self.hand
+        players = self.defaults.players if event.players is None else event.players
+        if previous is not None and players != previous.players:
+            raise IllegalEvent(ViolationKind.BAD_EVENT, f"this match is for "
+                               f"{previous.players} players, not {players}")
+        variants = self.defaults.variants if event.variants is None else event.variants
+        try:
+            if players == CHIAMATA_PLAYERS:
+                variants = frozenset()
+            rules = HandRules(players, variants, event.removed if event.removed is not None
+                              else (self.defaults.removed if players == self.defaults.players
+                                    else None))
+        except ValueError as exc:
+            raise IllegalEvent(ViolationKind.BAD_EVENT, f"bad hand event: {exc}") from None
+        expected = self.next_dealer() if previous is not None else None
+        dealer = event.dealer
+        if dealer is None:
+            dealer = expected if expected is not None else self.next_dealer() % players
+        if not 0 <= dealer < players:
+            raise IllegalEvent(ViolationKind.BAD_EVENT, f"dealer must be a seat 0.."
+                               f"{players - 1}, not {dealer}")
+        if previous is not None and previous.is_over() and dealer != expected:
+            raise IllegalEvent(ViolationKind.BAD_EVENT, f"the deal passes to the next seat: "
+                               f"seat {expected} deals this hand, not seat {dealer}")
+        hand = Hand(rules, dealer)
+        if event.caller is not None or event.called is not None:
+            if event.caller is None or event.called is None:
+                raise IllegalEvent(ViolationKind.BAD_EVENT, "a hand event with the auction's "
+                                   "result needs both 'caller' and 'called'")
+            # Undone together with the hand event (see _undo).
+            hand.push(Call(event.caller, event.called,
+                           DEFAULT_BID if event.points is None else event.points))
+        self.hands.append(hand)
+        self._history.append(True)
+        decision = Decision(event, line)
+        decision.new_hand = True
+        decision.turn = hand.turn
+        return decision
+
+    def _undo(self, event: Undo, line: int | None) -> Decision:
+        if not self._history:
+            raise IllegalEvent(ViolationKind.BAD_EVENT, "nothing to undo")
+        was_over = self.standing()
+        started = self._history.pop()
+        hand = self.hands[-1]
+        decision = Decision(event, line)
+        if started and not hand.move_stack:
+            self.hands.pop()
+            decision.undone = HandStart(hand.players, hand.dealer)
+            hand = self.hand
+        else:
+            decision.undone = hand.pop()
+            if started:  # the event that implied the hand: drop the hand with it
+                self.hands.pop()
+                hand = self.hand
+        if hand is not None and not hand.is_over():
+            decision.turn = hand.turn
+        if was_over.hands_played != self.standing().hands_played:
+            decision.match = self.standing()
+        return decision
+
+    def _reject(self, event: Event | None, exc: IllegalEvent, line: int | None) -> Decision:
+        violation = Violation(exc.kind, exc.message, exc.seat, exc.card, line,
+                              len(self.hands) - 1 if self.hands else None)
+        self.violations.append(violation)
+        decision = Decision(event, line)
+        decision.accepted = False
+        decision.violation = violation
+        hand = self.hand
+        if hand is not None and not hand.is_over():
+            decision.turn = hand.turn
+        return decision
+
+    def _describe(self, hand: Hand, event: Event, line: int | None) -> Decision:
+        decision = Decision(event, line)
+        if not hand.current and hand.tricks and event.type == "play":
+            trick = hand.tricks[-1]
+            decision.trick = trick
+            decision.trick_winner = trick.winner
+            decision.draw_order = hand.draw_order
+            if hand.stock == 0 and hand.briscola_taker is not None and hand.draw_order:
+                decision.briscola_taker = hand.briscola_taker
+            if hand.is_over():
+                decision.hand_over = True
+                decision.result = hand.outcome()
+                decision.match = self.standing()
+                return decision
+        if hand.partner is not None and event.type == "play" and event.card is hand.called:
+            decision.partner = hand.partner
+        if not hand.is_over():
+            decision.turn = hand.turn
+        return decision
+
+    # -- convenience ---------------------------------------------------------------
+
+    def feed_all(self, events, start_line: int = 1) -> list[Decision]:
+        return [self.feed(e, i) for i, e in enumerate(events, start_line)]
+
+
+__all__ = ["Decision", "MatchStanding", "Referee", "Violation", "MATCH_LENGTHS", "Variant"]

@@ -1,0 +1,126 @@
+"""``briscola-table referee``: referee a file of table events or a game record."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from table_controller.events import Event
+from table_controller.record import (
+    RecordError,
+    dumps,
+    looks_like_record,
+    match_records,
+    parse_records,
+    record_events,
+)
+from table_controller.referee import MATCH_LENGTHS, Referee
+from table_controller.report import match_report, text_report
+from table_controller.rules import Variant
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "referee", help="referee a file of table events (JSON Lines) or a game record",
+        description="Referee a recorded game: JSON Lines events, one per line, or a "
+                    "game record (.bgn). Prints a readable account, or with --json one "
+                    "JSON document.")
+    p.add_argument("--events", metavar="FILE", type=Path,
+                   help="JSON Lines events or a game record; '-' reads standard input")
+    p.add_argument("--players", type=int, default=2, choices=range(2, 7), metavar="N",
+                   help="players, when the events do not start with a hand event (default 2)")
+    p.add_argument("--variant", action="append", default=[], dest="variants",
+                   choices=[v.value for v in Variant],
+                   help="switch on a variant for hands that do not name theirs")
+    p.add_argument("--match", type=int, choices=MATCH_LENGTHS,
+                   help="best of 1, 3 or 5 hands (default: an open series)")
+    p.add_argument("--dealer", type=int, metavar="SEAT",
+                   help="the first dealer when the events start without a hand event")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--record-out", metavar="FILE", type=Path,
+                   help="also write the refereed match as a game record")
+    p.add_argument("--names", help="players' names, comma-separated, for the account")
+    p.set_defaults(handler=run)
+    _extend(p)
+
+
+def _extend(parser: argparse.ArgumentParser) -> None:
+    """Later parts (video refereeing) add their options here."""
+    try:
+        from table_controller import video_referee
+    except ModuleNotFoundError as exc:
+        if exc.name == "table_controller.video_referee":
+            return
+        raise
+    video_referee.add_arguments(parser)
+
+
+def _die(message: str) -> int:
+    print(f"briscola-table referee: {message}", file=sys.stderr)
+    return 2
+
+
+def read_events(text: str) -> list[tuple[object, int | None]]:
+    """(event or raw JSON line, line number) pairs from either input format."""
+    if looks_like_record(text):
+        return list(record_events(parse_records(text)))
+    return [(line, n) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def referee_items(referee: Referee, items) -> None:
+    for item, line in items:
+        if isinstance(item, str):
+            referee.feed_json(item, line)
+        else:
+            referee.feed(item, line)  # type: ignore[arg-type]
+
+
+def run(args: argparse.Namespace) -> int:
+    video = getattr(args, "video", None)
+    if video is not None:
+        return args.video_handler(args)
+    if args.events is None:
+        return _die("give --events FILE (JSON Lines events or a game record)")
+    try:
+        if str(args.events) == "-":
+            text = sys.stdin.read()
+        else:
+            text = args.events.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return _die(f"no such file: {args.events}")
+    except IsADirectoryError:
+        return _die(f"{args.events} is a directory, not an events file")
+    except (OSError, UnicodeDecodeError) as exc:
+        return _die(f"cannot read {args.events}: {exc}")
+    try:
+        referee = Referee(players=args.players, variants=tuple(args.variants),
+                          match=args.match, dealer=args.dealer)
+    except ValueError as exc:
+        return _die(str(exc))
+    try:
+        items = read_events(text)
+    except RecordError as exc:
+        return _die(f"{args.events}: {exc}")
+    referee_items(referee, items)
+    return report(referee, args)
+
+
+def report(referee: Referee, args: argparse.Namespace) -> int:
+    names = [n.strip() for n in args.names.split(",")] if getattr(args, "names", None) else None
+    doc = match_report(referee)
+    if args.json:
+        json.dump(doc, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(text_report(doc, names))
+    if getattr(args, "record_out", None):
+        try:
+            args.record_out.write_text(dumps(match_records(referee, names)), encoding="utf-8")
+        except OSError as exc:
+            return _die(f"cannot write {args.record_out}: {exc}")
+    return 0
+
+
+__all__ = ["register", "run", "read_events", "referee_items", "Event"]
