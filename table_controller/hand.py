@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from table_controller.cards import Card, Suit
 from table_controller.events import (
@@ -32,8 +33,7 @@ from table_controller.rules import DEFAULT_BID, HandRules, Variant
 _SWAP7_MIN_STRENGTH = Card.parse("8d").strength
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(NamedTuple):
     """A completed trick."""
 
     leader: int
@@ -113,9 +113,7 @@ class Hand:
         self.n_tricks = rules.tricks
         self._swap7 = Variant.SWAP7 in rules.variants
         self._swap2 = Variant.SWAP2 in rules.variants
-        self._in_deck = bytearray(40)
-        for c in rules.deck:
-            self._in_deck[c.index] = 1
+        self._in_deck = rules.in_deck
         self._seen = bytearray(40)  # cards played this hand
         self.held: dict[Card, int] = {}  # cards known to be in a seat's hand
         self.points = [0] * n
@@ -324,7 +322,9 @@ class Hand:
             self._undo.append((scalars, None, holder))
             return
         winner = self._best_seat
-        pts = sum(p.card.points for p in current)
+        pts = 0
+        for p in current:
+            pts += p.card.points
         trick = Trick(current[0].seat, tuple(current), winner, pts)
         self.tricks.append(trick)
         self.points[winner] += pts

@@ -7,6 +7,7 @@ state exactly as it was. The referee is pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ from table_controller.events import (
     Event,
     HandStart,
     IllegalEvent,
+    Play,
     Undo,
     ViolationKind,
     event_from_json,
@@ -106,7 +108,7 @@ class Referee:
     def __init__(self, players: int = 2, variants: tuple[str, ...] | frozenset = (),
                  match: int | None = None, removed: tuple[Card, ...] | None = None,
                  dealer: int | None = None) -> None:
-        self.defaults = HandRules(players, frozenset(variants), removed)
+        self.defaults = HandRules.of(players, variants, removed)
         if match is not None and match not in MATCH_LENGTHS:
             raise ValueError(f"match must be 1, 3 or 5 hands, not {match!r}")
         if dealer is not None and not 0 <= dealer < players:
@@ -156,11 +158,16 @@ class Referee:
 
     def feed_json(self, obj: Any, line: int | None = None) -> Decision:
         """Feed one JSON Lines event (text or decoded object)."""
-        t = obj.get("t") if isinstance(obj, dict) else None
         try:
+            if isinstance(obj, str | bytes):
+                try:
+                    obj = json.loads(obj)
+                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                    raise IllegalEvent(ViolationKind.BAD_EVENT, f"malformed JSON: {exc}") from None
             event = event_from_json(obj)
         except IllegalEvent as exc:
             return self._reject(None, exc, line)
+        t = obj.get("t")
         decision = self.feed(event, line)
         if isinstance(t, int | float):
             decision.t = float(t)
@@ -168,14 +175,20 @@ class Referee:
 
     def feed(self, event: Event, line: int | None = None) -> Decision:
         """Feed one event; the returned Decision says whether it was accepted."""
-        hand = self.hands[-1] if self.hands else None
+        kind = type(event)
         try:
-            kind = type(event)
             if kind is HandStart:
                 return self._start_hand(event, line)
             if kind is Undo:
                 return self._undo(event, line)
-            if hand is None:
+            if self.hands:
+                hand = self.hands[-1]
+                if kind is Play:  # the hot path
+                    hand._push_play(event)
+                else:
+                    hand.push(event)
+                self._history.append(False)
+            else:
                 hand = self._implicit_hand()
                 try:
                     hand.push(event)
@@ -183,12 +196,19 @@ class Referee:
                     self.hands.pop()
                     raise
                 self._history.append(True)  # the implied hand goes with this event
-            else:
-                hand.push(event)
-                self._history.append(False)
         except IllegalEvent as exc:
             return self._reject(event, exc, line)
-        return self._describe(hand, event, line)
+        decision = Decision(event, line)
+        if kind is Play:
+            if not hand.current:  # this play finished a trick
+                self._describe_trick(hand, decision)
+                if decision.hand_over:
+                    return decision
+            if event.card is hand.called:
+                decision.partner = hand.partner
+        if len(hand.tricks) < hand.n_tricks:
+            decision.turn = hand.turn
+        return decision
 
     def _implicit_hand(self) -> Hand:
         self._check_match_open()
@@ -213,7 +233,7 @@ class Referee:
         try:
             if players == CHIAMATA_PLAYERS:
                 variants = frozenset()
-            rules = HandRules(players, variants, event.removed if event.removed is not None
+            rules = HandRules.of(players, variants, event.removed if event.removed is not None
                               else (self.defaults.removed if players == self.defaults.players
                                     else None))
         except ValueError as exc:
@@ -277,25 +297,17 @@ class Referee:
             decision.turn = hand.turn
         return decision
 
-    def _describe(self, hand: Hand, event: Event, line: int | None) -> Decision:
-        decision = Decision(event, line)
-        if not hand.current and hand.tricks and event.type == "play":
-            trick = hand.tricks[-1]
-            decision.trick = trick
-            decision.trick_winner = trick.winner
-            decision.draw_order = hand.draw_order
-            if hand.stock == 0 and hand.briscola_taker is not None and hand.draw_order:
-                decision.briscola_taker = hand.briscola_taker
-            if hand.is_over():
-                decision.hand_over = True
-                decision.result = hand.outcome()
-                decision.match = self.standing()
-                return decision
-        if hand.partner is not None and event.type == "play" and event.card is hand.called:
-            decision.partner = hand.partner
-        if not hand.is_over():
-            decision.turn = hand.turn
-        return decision
+    def _describe_trick(self, hand: Hand, decision: Decision) -> None:
+        trick = hand.tricks[-1]
+        decision.trick = trick
+        decision.trick_winner = trick.winner
+        decision.draw_order = hand.draw_order
+        if hand.stock == 0 and hand.briscola_taker is not None and hand.draw_order:
+            decision.briscola_taker = hand.briscola_taker
+        if len(hand.tricks) == hand.n_tricks:
+            decision.hand_over = True
+            decision.result = hand.outcome()
+            decision.match = self.standing()
 
     # -- convenience ---------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -49,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _extend(parser: argparse.ArgumentParser) -> None:
     """Later parts (video refereeing) add their options here."""
     try:
-        from table_controller import video_referee
+        video_referee = importlib.import_module("table_controller.video_referee")
     except ModuleNotFoundError as exc:
         if exc.name == "table_controller.video_referee":
             return

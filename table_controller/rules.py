@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from table_controller.cards import DEFAULT_REMOVED, Card, CardError, deck_for
+from table_controller.cards import ALL_CARDS, DEFAULT_REMOVED, Card, CardError, deck_for
 
 
 class Variant(enum.StrEnum):
@@ -63,6 +64,8 @@ class HandRules:
     players: int = 2
     variants: frozenset[Variant] = field(default_factory=frozenset)
     removed: tuple[Card, ...] | None = None  # None: the default for the player count
+    deck: tuple[Card, ...] = field(init=False, repr=False, compare=False)
+    in_deck: bytes = field(init=False, repr=False, compare=False)  # by card index
 
     def __post_init__(self) -> None:
         if not isinstance(self.players, int) or self.players not in TRICKS_PER_HAND:
@@ -71,18 +74,23 @@ class HandRules:
         object.__setattr__(self, "variants", variants)
         removed = DEFAULT_REMOVED[self.players] if self.removed is None else self.removed
         removed = tuple(sorted(Card.parse(str(c)) for c in removed))
-        deck_for(self.players, removed)  # raises CardError naming the problem
+        deck = deck_for(self.players, removed)  # raises CardError naming the problem
         object.__setattr__(self, "removed", removed)
+        object.__setattr__(self, "deck", deck)
+        object.__setattr__(self, "in_deck", _in_deck(deck))
         if self.chiamata and variants:
             raise ValueError("swap variants need a face-up briscola; Briscola chiamata has none")
+
+    @classmethod
+    def of(cls, players: int = 2, variants: Iterable[Variant | str] = (),
+           removed: Iterable[Card] | None = None) -> HandRules:
+        """Like the constructor, but shared: rules are immutable and made once."""
+        return _cached_rules(players, frozenset(variants),
+                             None if removed is None else tuple(removed))
 
     @property
     def chiamata(self) -> bool:
         return self.players == CHIAMATA_PLAYERS
-
-    @property
-    def deck(self) -> tuple[Card, ...]:
-        return deck_for(self.players, self.removed)
 
     @property
     def tricks(self) -> int:
@@ -102,6 +110,19 @@ class HandRules:
         if self.players in (4, 6):
             return (tuple(range(0, self.players, 2)), tuple(range(1, self.players, 2)))
         return None
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_rules(players: int, variants: frozenset, removed: tuple | None) -> HandRules:
+    return HandRules(players, variants, removed)
+
+
+@functools.lru_cache(maxsize=64)
+def _in_deck(deck: tuple[Card, ...]) -> bytes:
+    mask = bytearray(len(ALL_CARDS))
+    for card in deck:
+        mask[card.index] = 1
+    return bytes(mask)
 
 
 def parse_variants(names: Iterable[str] | str | None) -> frozenset[Variant]:
