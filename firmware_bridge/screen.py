@@ -1,0 +1,137 @@
+"""The 128x64 1-bit screen: layout of a ``TableState`` into a framebuffer.
+
+``render`` is a line-for-line twin of ``screen_render`` in
+``hardware/firmware/core/screen.c``; a test renders many states in both and
+compares every pixel, so the PNG on the dashboard is what the OLED shows.
+Frames are ``uint8`` arrays of shape (64, 128) holding 0 or 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .font import CELL_WIDTH, glyph
+from .table_state import (
+    ERROR_TITLES,
+    LINE_CHARS,
+    OUTCOME_NONE,
+    OUTCOME_TIE,
+    TableState,
+)
+
+WIDTH, HEIGHT = 128, 64
+RANK_LABELS = {1: "Asso", 8: "Fante", 9: "Cav.", 10: "Re"}
+SUIT_LABELS = {"d": "denari", "c": "coppe", "s": "spade", "b": "bastoni"}
+
+
+class Canvas:
+    """A framebuffer with the few drawing primitives the layout uses."""
+
+    def __init__(self) -> None:
+        self.px = np.zeros((HEIGHT, WIDTH), dtype=np.uint8)
+
+    def fill_rect(self, x: int, y: int, w: int, h: int, value: int) -> None:
+        x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, WIDTH), min(y + h, HEIGHT)
+        if x0 < x1 and y0 < y1:
+            self.px[y0:y1, x0:x1] = value
+
+    def char(self, x: int, y: int, ch: str, scale: int = 1, value: int = 1) -> None:
+        for col, bits in enumerate(glyph(ch)):
+            for row in range(8):
+                if bits >> row & 1:
+                    self.fill_rect(x + col * scale, y + row * scale, scale, scale, value)
+
+    def text(self, x: int, y: int, s: str, scale: int = 1, value: int = 1) -> None:
+        for i, ch in enumerate(s):
+            self.char(x + i * CELL_WIDTH * scale, y, ch, scale, value)
+
+
+def seat_label(seat: int) -> str:
+    return f"P{seat + 1}"
+
+
+def trump_label(state: TableState) -> str:
+    if not state.trump_suit:
+        return "Trump: -"
+    suit = SUIT_LABELS[state.trump_suit]
+    if not state.trump_rank:
+        return f"Trump: {suit}"
+    return f"Trump: {RANK_LABELS.get(state.trump_rank, str(state.trump_rank))} {suit}"
+
+
+def wrap(text: str, width: int = LINE_CHARS, max_lines: int = 4) -> list[str]:
+    """Break at the last space that fits, else hard; the firmware wraps identically."""
+    lines: list[str] = []
+    while text and len(lines) < max_lines:
+        if len(text) <= width:
+            lines.append(text)
+            break
+        cut = text.rfind(" ", 1, width + 1)
+        if cut > 0:
+            lines.append(text[:cut])
+            text = text[cut + 1:]
+        else:
+            lines.append(text[:width])
+            text = text[width:]
+    return lines
+
+
+def render(state: TableState, online: bool = True) -> np.ndarray:
+    """The pixels the board's OLED shows for ``state``."""
+    c = Canvas()
+    if not online:
+        c.text(16, 24, "Waiting for host")
+        c.text(37, 36, "link down")
+        return c.px
+    c.fill_rect(0, 0, WIDTH, 9, 1)
+    c.text(1, 1, trump_label(state), value=0)
+    if state.outcome != OUTCOME_NONE:
+        if state.outcome == OUTCOME_TIE:
+            c.text(0, 12, "TIE", 2)
+        else:
+            c.text(0, 12, "WIN", 2)
+            c.text(42, 16, " ".join(seat_label(s) for s in state.winners))
+        for i, pts in enumerate(state.points):
+            c.text((i % 3) * 42, 32 + (i // 3) * 9, f"{seat_label(i)}:{pts:3d}")
+        if state.team_points:
+            c.text(0, 52, "Teams" + "".join(f" {p}" for p in state.team_points))
+    elif state.error_kind:
+        c.fill_rect(0, 11, WIDTH, 9, 1)
+        title = "! " + ERROR_TITLES[state.error_kind]
+        if state.error_seat is not None:
+            title += " " + seat_label(state.error_seat)
+        c.text(1, 12, title, value=0)
+        for i, line in enumerate(wrap(state.error_text)):
+            c.text(0, 22 + 9 * i, line)
+    elif state.text:
+        for i, line in enumerate(state.text):
+            c.text(0, 14 + 10 * i, line)
+    elif not state.players:
+        c.text(22, 24, "Briscola table")
+        c.text(31, 36, "No hand yet")
+    else:
+        c.text(0, 12, f"{state.players}p  dealer {seat_label(state.dealer)}")
+        turn = "-" if state.turn is None else seat_label(state.turn)
+        c.text(0, 22, f"TURN {turn}", 2)
+        trick = "-" if state.trick_seat is None else \
+            f"{seat_label(state.trick_seat)} #{state.trick_no}"
+        c.text(0, 40, f"Trick: {trick}")
+        if state.draw_order:
+            c.text(0, 50, "Draw: " + " ".join(seat_label(s) for s in state.draw_order))
+    return c.px
+
+
+def to_pages(frame: np.ndarray) -> bytes:
+    """SSD1306 page layout: byte ``page*128 + x`` holds rows 8*page..8*page+7, bit 0 on top."""
+    bits = frame.reshape(HEIGHT // 8, 8, WIDTH).astype(np.uint8)
+    weights = (1 << np.arange(8, dtype=np.uint8)).reshape(1, 8, 1)
+    return (bits * weights).sum(axis=1, dtype=np.uint8).tobytes()
+
+
+def from_pages(data: bytes) -> np.ndarray:
+    """Invert ``to_pages``: a (64, 128) array of 0/1 from 1024 SSD1306 bytes."""
+    if len(data) != WIDTH * HEIGHT // 8:
+        raise ValueError(f"an SSD1306 framebuffer is {WIDTH * HEIGHT // 8} bytes, not {len(data)}")
+    pages = np.frombuffer(data, dtype=np.uint8).reshape(HEIGHT // 8, 1, WIDTH)
+    bits = (pages >> np.arange(8, dtype=np.uint8).reshape(1, 8, 1)) & 1
+    return bits.reshape(HEIGHT, WIDTH).astype(np.uint8)

@@ -1,0 +1,174 @@
+#include "screen.h"
+#include <stdio.h>
+#include <string.h>
+#include "font5x7.h"
+
+static const char *const ERROR_TITLES[TABLE_ERROR_KINDS + 1] = {
+    "", "NOT YOUR TURN", "CARD PLAYED", "NOT IN DECK", "BAD SWAP",
+    "NO TRUMP YET", "HAND IS OVER", "BAD EVENT", "ERROR",
+};
+
+void screen_clear(screen_t *s) { memset(s->px, 0, sizeof s->px); }
+
+static void set_px(screen_t *s, int x, int y, int value) {
+    uint8_t *b = &s->px[(y >> 3) * SCREEN_W + x];
+    if (value)
+        *b = (uint8_t)(*b | 1u << (y & 7));
+    else
+        *b = (uint8_t)(*b & ~(1u << (y & 7)));
+}
+
+void screen_fill_rect(screen_t *s, int x, int y, int w, int h, int value) {
+    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
+    int x1 = x + w > SCREEN_W ? SCREEN_W : x + w, y1 = y + h > SCREEN_H ? SCREEN_H : y + h;
+    for (int yy = y0; yy < y1; yy++)
+        for (int xx = x0; xx < x1; xx++)
+            set_px(s, xx, yy, value);
+}
+
+static void draw_char(screen_t *s, int x, int y, char ch, int scale, int value) {
+    unsigned char c = (unsigned char)ch;
+    if (c < FONT_FIRST || c > FONT_LAST)
+        c = '?';
+    const uint8_t *cols = FONT5X7[c - FONT_FIRST];
+    for (int col = 0; col < 5; col++)
+        for (int row = 0; row < 8; row++)
+            if (cols[col] >> row & 1)
+                screen_fill_rect(s, x + col * scale, y + row * scale, scale, scale, value);
+}
+
+void screen_text(screen_t *s, int x, int y, const char *text, int scale, int value) {
+    for (int i = 0; text[i]; i++)
+        draw_char(s, x + i * 6 * scale, y, text[i], scale, value);
+}
+
+static void seat_label(char *out, uint8_t seat) { sprintf(out, "P%u", (unsigned)seat + 1u); }
+
+static void trump_label(char *out, const table_t *t) {
+    static const char *const ranks[11] = {"", "Asso", "2", "3", "4", "5", "6", "7",
+                                          "Fante", "Cav.", "Re"};
+    const char *suit = t->trump_suit == 'd' ? "denari" : t->trump_suit == 'c' ? "coppe"
+                     : t->trump_suit == 's' ? "spade" : "bastoni";
+    if (!t->trump_suit)
+        strcpy(out, "Trump: -");
+    else if (!t->trump_rank)
+        sprintf(out, "Trump: %s", suit);
+    else
+        sprintf(out, "Trump: %s %s", ranks[t->trump_rank], suit);
+}
+
+/* Greedy wrap at the last space that fits, else a hard break (as screen.py::wrap). */
+static void draw_wrapped(screen_t *s, const char *text, int len, int y0) {
+    int start = 0;
+    for (int line = 0; line < 4 && start < len; line++) {
+        int rest = len - start, take, next;
+        if (rest <= TABLE_LINE_CHARS) {
+            take = rest;
+            next = len;
+        } else {
+            int cut = -1;
+            for (int k = TABLE_LINE_CHARS; k >= 1; k--)
+                if (text[start + k] == ' ') {
+                    cut = k;
+                    break;
+                }
+            if (cut > 0) {
+                take = cut;
+                next = start + cut + 1;
+            } else {
+                take = TABLE_LINE_CHARS;
+                next = start + TABLE_LINE_CHARS;
+            }
+        }
+        char buf[TABLE_LINE_CHARS + 1];
+        memcpy(buf, text + start, (size_t)take);
+        buf[take] = 0;
+        screen_text(s, 0, y0 + 9 * line, buf, 1, 1);
+        start = next;
+    }
+}
+
+void screen_render(screen_t *s, const table_t *t, bool online) {
+    char buf[64], seat[8];
+    screen_clear(s);
+    if (!online) {
+        screen_text(s, 16, 24, "Waiting for host", 1, 1);
+        screen_text(s, 37, 36, "link down", 1, 1);
+        return;
+    }
+    screen_fill_rect(s, 0, 0, SCREEN_W, 9, 1);
+    trump_label(buf, t);
+    screen_text(s, 1, 1, buf, 1, 0);
+    if (t->outcome != OUTCOME_NONE) {
+        if (t->outcome == OUTCOME_TIE) {
+            screen_text(s, 0, 12, "TIE", 2, 1);
+        } else {
+            screen_text(s, 0, 12, "WIN", 2, 1);
+            buf[0] = 0;
+            for (uint8_t i = 0; i < PROTO_MAX_SEATS; i++)
+                if (t->winners >> i & 1) {
+                    seat_label(seat, i);
+                    if (buf[0])
+                        strcat(buf, " ");
+                    strcat(buf, seat);
+                }
+            screen_text(s, 42, 16, buf, 1, 1);
+        }
+        for (uint8_t i = 0; i < t->n_points; i++) {
+            seat_label(seat, i);
+            sprintf(buf, "%s:%3u", seat, (unsigned)t->points[i]);
+            screen_text(s, (i % 3) * 42, 32 + (i / 3) * 9, buf, 1, 1);
+        }
+        if (t->n_teams) {
+            strcpy(buf, "Teams");
+            for (uint8_t i = 0; i < t->n_teams; i++)
+                sprintf(buf + strlen(buf), " %u", (unsigned)t->team_points[i]);
+            screen_text(s, 0, 52, buf, 1, 1);
+        }
+    } else if (t->error_kind) {
+        screen_fill_rect(s, 0, 11, SCREEN_W, 9, 1);
+        sprintf(buf, "! %s", ERROR_TITLES[t->error_kind]);
+        if (t->error_seat != PROTO_SEAT_NONE) {
+            seat_label(seat, t->error_seat);
+            strcat(buf, " ");
+            strcat(buf, seat);
+        }
+        screen_text(s, 1, 12, buf, 1, 0);
+        draw_wrapped(s, t->error_text, t->error_len, 22);
+    } else if (t->n_lines) {
+        for (uint8_t i = 0; i < t->n_lines; i++) {
+            memcpy(buf, t->lines[i], t->line_len[i]);
+            buf[t->line_len[i]] = 0;
+            screen_text(s, 0, 14 + 10 * i, buf, 1, 1);
+        }
+    } else if (!t->players) {
+        screen_text(s, 22, 24, "Briscola table", 1, 1);
+        screen_text(s, 31, 36, "No hand yet", 1, 1);
+    } else {
+        seat_label(seat, t->dealer);
+        sprintf(buf, "%up  dealer %s", (unsigned)t->players, seat);
+        screen_text(s, 0, 12, buf, 1, 1);
+        if (t->turn == PROTO_SEAT_NONE)
+            strcpy(seat, "-");
+        else
+            seat_label(seat, t->turn);
+        sprintf(buf, "TURN %s", seat);
+        screen_text(s, 0, 22, buf, 2, 1);
+        if (t->trick_seat == PROTO_SEAT_NONE) {
+            strcpy(buf, "Trick: -");
+        } else {
+            seat_label(seat, t->trick_seat);
+            sprintf(buf, "Trick: %s #%u", seat, (unsigned)t->trick_no);
+        }
+        screen_text(s, 0, 40, buf, 1, 1);
+        if (t->n_draw) {
+            strcpy(buf, "Draw:");
+            for (uint8_t i = 0; i < t->n_draw; i++) {
+                seat_label(seat, t->draw[i]);
+                strcat(buf, " ");
+                strcat(buf, seat);
+            }
+            screen_text(s, 0, 50, buf, 1, 1);
+        }
+    }
+}
