@@ -63,11 +63,14 @@ def _die(message: str) -> int:
     return 2
 
 
-def read_events(text: str) -> list[tuple[object, int | None]]:
-    """(event or raw JSON line, line number) pairs from either input format."""
+def read_events(text: str) -> tuple[list[tuple[object, int | None]], list[str] | None]:
+    """(event or raw JSON line, line number) pairs from either input format, and the
+    players' names when a game record gives them."""
     if looks_like_record(text):
-        return list(record_events(parse_records(text)))
-    return [(line, n) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+        records = parse_records(text)
+        names = records[0].names if any(n != "?" for n in records[0].names) else None
+        return list(record_events(records)), names
+    return [(line, n) for n, line in enumerate(text.splitlines(), 1) if line.strip()], None
 
 
 def referee_items(referee: Referee, items) -> None:
@@ -101,10 +104,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _die(str(exc))
     try:
-        items = read_events(text)
+        items, names = read_events(text)
     except RecordError as exc:
         return _die(f"{args.events}: {exc}")
     referee_items(referee, items)
+    if names and not args.names:
+        args.names = ",".join(names)
     return report(referee, args)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -125,6 +126,11 @@ def _in_deck(deck: tuple[Card, ...]) -> bytes:
     return bytes(mask)
 
 
+def draw_first_dealer(players: int, rng: random.Random | None = None) -> int:
+    """The first dealer of a match, drawn by lot."""
+    return (rng or random.SystemRandom()).randrange(players)
+
+
 def parse_variants(names: Iterable[str] | str | None) -> frozenset[Variant]:
     if names is None:
         return frozenset()
@@ -134,4 +140,4 @@ def parse_variants(names: Iterable[str] | str | None) -> frozenset[Variant]:
 
 
 __all__ = ["CardError", "Direction", "HandRules", "Variant", "TRICKS_PER_HAND",
-           "HAND_SIZE", "CHIAMATA_PLAYERS", "DEFAULT_BID", "parse_variants"]
+           "HAND_SIZE", "CHIAMATA_PLAYERS", "DEFAULT_BID", "parse_variants", "draw_first_dealer"]

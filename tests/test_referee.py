@@ -385,3 +385,25 @@ def test_hand_push_raises_value_error_subclass():
         Hand(HandRules(2), dealer=2)
     with pytest.raises(ValueError, match="players"):
         HandRules(7)
+
+
+def test_direction_maps_seats_to_places_and_back():
+    from table_controller.rules import Direction
+    for direction in Direction:
+        for n in range(2, 7):
+            places = [direction.place_of(s, n) for s in range(n)]
+            assert sorted(places) == list(range(n))
+            assert [direction.seat_at(p, n) for p in places] == list(range(n))
+    assert Direction.parse("clockwise").place_of(1, 4) == 3
+    assert Direction.parse("ccw").place_of(1, 4) == 1
+    with pytest.raises(ValueError, match="direction"):
+        Direction.parse("sideways")
+
+
+def test_first_dealer_drawn_by_lot():
+    import random
+
+    from table_controller.rules import draw_first_dealer
+    rng = random.Random(1)
+    seen = {draw_first_dealer(4, rng) for _ in range(200)}
+    assert seen == {0, 1, 2, 3}
