@@ -1,0 +1,325 @@
+"""The table's configuration: one TOML file, validated at start.
+
+Every key has a default, so an empty file is a valid table (a simulated camera,
+mock GPIO, no serial board). A bad value or an unknown key stops the start
+with a :class:`ConfigError` that names the file, the section and the key::
+
+    [table]
+    players = 2                 # 2..6 (5 = Briscola chiamata)
+    names = ["Tu", "Ada"]       # one per seat, in order of play
+    direction = "ccw"           # play direction: "ccw" or "cw"
+    variants = ["swap7"]        # any of swap7, swap2
+    match = 3                   # best of 1, 3 or 5 hands
+    first_dealer = "lot"        # "lot" or a seat number
+    language = "it"             # it, en, fr: for the display
+
+    [camera]
+    source = 0                  # camera index, video file, stream URL, image folder,
+                                # "picamera" or "simulator"
+    width = 1280
+    height = 720
+    fps = 30
+
+    [mat]
+    size = "A3"                 # A3 or A2
+
+    [vision]
+    deck = "builtin"            # "builtin" or the path of an enrolled deck.npz
+
+    [gpio]
+    pin_factory = "auto"        # auto (mock when not on a Pi), mock, lgpio, rpigpio, pigpio
+    turn_leds = [17, 27]        # one LED pin per seat (BCM numbering)
+    buzzer = 24
+    confirm_button = 5
+    undo_button = 6
+    new_hand_button = 13
+
+    [serial]
+    port = "auto"               # "auto", "none", "emulator" or a device such as /dev/ttyACM0
+    baud = 115200
+
+    [display]
+    backend = "auto"            # auto, bridge, luma, image, none
+    image = "display.png"       # where the image backend writes the screen
+
+    [dashboard]
+    enabled = true
+    host = "0.0.0.0"
+    port = 8000
+
+    [storage]
+    database = "briscola-table.db"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_controller.rules import Direction, Variant
+
+PIN_FACTORIES = ("auto", "mock", "lgpio", "rpigpio", "pigpio", "native")
+DISPLAY_BACKENDS = ("auto", "bridge", "luma", "image", "none")
+LANGUAGES = ("it", "en", "fr")
+MAT_SIZES = ("A3", "A2")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the key."""
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    players: int = 2
+    names: tuple[str, ...] = ()
+    direction: Direction = Direction.COUNTERCLOCKWISE
+    variants: frozenset[Variant] = frozenset()
+    match: int = 1
+    first_dealer: int | None = None  # None: drawn by lot
+    language: str = "it"
+
+    def name(self, seat: int) -> str:
+        return self.names[seat] if seat < len(self.names) else f"Player {seat + 1}"
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    source: int | str = "simulator"
+    width: int = 1280
+    height: int = 720
+    fps: int = 30
+
+
+@dataclass(frozen=True)
+class GpioConfig:
+    pin_factory: str = "auto"
+    turn_leds: tuple[int, ...] = (17, 27, 22, 23, 20, 21)
+    buzzer: int | None = 24
+    confirm_button: int | None = 5
+    undo_button: int | None = 6
+    new_hand_button: int | None = 13
+
+
+@dataclass(frozen=True)
+class SerialConfig:
+    port: str = "auto"
+    baud: int = 115200
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    backend: str = "auto"
+    image: str = "display.png"
+
+
+@dataclass(frozen=True)
+class DashboardConfig:
+    enabled: bool = True
+    host: str = "0.0.0.0"
+    port: int = 8000
+    pin: str | None = None  # the first PIN; stored hashed by the dashboard
+
+
+@dataclass(frozen=True)
+class Config:
+    table: TableConfig = field(default_factory=TableConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    mat_size: str = "A3"
+    deck: str = "builtin"
+    gpio: GpioConfig = field(default_factory=GpioConfig)
+    serial: SerialConfig = field(default_factory=SerialConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    dashboard: DashboardConfig = field(default_factory=DashboardConfig)
+    database: str = "briscola-table.db"
+    source: str = "<defaults>"  # where it was read from, for messages
+
+
+class _Reader:
+    """Takes keys out of one TOML table, checking types; leftovers are unknown keys."""
+
+    def __init__(self, origin: str, section: str, data: Any) -> None:
+        self.origin, self.section = origin, section
+        if not isinstance(data, dict):
+            self.fail(None, f"must be a table ([{section}]), not {type(data).__name__}")
+        self.data = dict(data)
+
+    def fail(self, key: str | None, message: str) -> None:
+        where = f"[{self.section}]" + (f" {key}" if key else "")
+        raise ConfigError(f"{self.origin}: {where}: {message}")
+
+    def take(self, key: str, default: Any, kinds: type | tuple[type, ...], what: str) -> Any:
+        if key not in self.data:
+            return default
+        value = self.data.pop(key)
+        if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple)
+                                                     else (kinds,)):
+            self.fail(key, f"expected {what}, got {value!r}")
+        if not isinstance(value, kinds):
+            self.fail(key, f"expected {what}, got {value!r}")
+        return value
+
+    def int_in(self, key: str, default: int, lo: int, hi: int) -> int:
+        value = self.take(key, default, int, f"an integer {lo}..{hi}")
+        if not lo <= value <= hi:
+            self.fail(key, f"expected an integer {lo}..{hi}, got {value}")
+        return value
+
+    def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
+        value = self.take(key, default, str, "one of " + ", ".join(choices))
+        if value not in choices:
+            self.fail(key, f"expected one of {', '.join(choices)}, got {value!r}")
+        return value
+
+    def pin(self, key: str, default: int | None) -> int | None:
+        value = self.take(key, default, (int, type(None)), "a BCM pin number 0..27")
+        if value is not None and not 0 <= value <= 27:
+            self.fail(key, f"expected a BCM pin number 0..27, got {value}")
+        return value
+
+    def done(self) -> None:
+        if self.data:
+            key = sorted(self.data)[0]
+            self.fail(key, "unknown key (misspelt?)")
+
+
+def _table(r: _Reader) -> TableConfig:
+    players = r.int_in("players", 2, 2, 6)
+    names = r.take("names", [], list, "a list of players' names")
+    if not all(isinstance(n, str) and n.strip() for n in names):
+        r.fail("names", "every name must be a non-empty string")
+    if names and len(names) != players:
+        r.fail("names", f"expected {players} names (one per seat), got {len(names)}")
+    try:
+        direction = Direction.parse(r.take("direction", "ccw", str, "'ccw' or 'cw'"))
+    except ValueError as exc:
+        r.fail("direction", str(exc))
+    raw_variants = r.take("variants", [], list, "a list such as [\"swap7\"]")
+    try:
+        variants = frozenset(Variant.parse(v) for v in raw_variants)
+    except ValueError as exc:
+        r.fail("variants", str(exc))
+    if players == 5 and variants:
+        r.fail("variants", "Briscola chiamata (5 players) has no face-up card to swap")
+    match = r.take("match", 1, int, "1, 3 or 5")
+    if match not in (1, 3, 5):
+        r.fail("match", f"expected 1, 3 or 5 hands, got {match}")
+    first = r.take("first_dealer", "lot", (str, int), "\"lot\" or a seat number")
+    if isinstance(first, str):
+        if first != "lot":
+            r.fail("first_dealer", f"expected \"lot\" or a seat number, got {first!r}")
+        first = None
+    elif not 0 <= first < players:
+        r.fail("first_dealer", f"expected a seat 0..{players - 1}, got {first}")
+    language = r.choice("language", "it", LANGUAGES)
+    r.done()
+    return TableConfig(players, tuple(n.strip() for n in names), direction, variants, match,
+                       first, language)
+
+
+def _camera(r: _Reader) -> CameraConfig:
+    source = r.take("source", "simulator", (int, str),
+                    "a camera index, a file or URL, \"picamera\" or \"simulator\"")
+    if isinstance(source, int) and source < 0:
+        r.fail("source", f"a camera index is 0 or more, got {source}")
+    if isinstance(source, str) and not source.strip():
+        r.fail("source", "must not be empty")
+    cfg = CameraConfig(source, r.int_in("width", 1280, 160, 4096),
+                       r.int_in("height", 720, 120, 4096), r.int_in("fps", 30, 1, 120))
+    r.done()
+    return cfg
+
+
+def _gpio(r: _Reader, players: int) -> GpioConfig:
+    factory = r.choice("pin_factory", "auto", PIN_FACTORIES)
+    leds = r.take("turn_leds", list(GpioConfig.turn_leds[:players]), list,
+                  "a list of BCM pin numbers, one per seat")
+    if len(leds) < players or not all(isinstance(p, int) and not isinstance(p, bool)
+                                      and 0 <= p <= 27 for p in leds):
+        r.fail("turn_leds", f"expected {players} BCM pin numbers 0..27 (one per seat), "
+                            f"got {leds!r}")
+    cfg = GpioConfig(factory, tuple(leds[:players]), r.pin("buzzer", 24),
+                     r.pin("confirm_button", 5), r.pin("undo_button", 6),
+                     r.pin("new_hand_button", 13))
+    used = [p for p in (*cfg.turn_leds, cfg.buzzer, cfg.confirm_button, cfg.undo_button,
+                        cfg.new_hand_button) if p is not None]
+    dup = sorted({p for p in used if used.count(p) > 1})
+    if dup:
+        r.fail(None, f"pin {dup[0]} is used twice")
+    r.done()
+    return cfg
+
+
+def _serial(r: _Reader) -> SerialConfig:
+    port = r.take("port", "auto", str, "\"auto\", \"none\", \"emulator\" or a device path")
+    baud = r.take("baud", 115200, int, "a baud rate")
+    if baud not in (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600):
+        r.fail("baud", f"expected a standard baud rate such as 115200, got {baud}")
+    r.done()
+    return SerialConfig(port, baud)
+
+
+def _display(r: _Reader) -> DisplayConfig:
+    cfg = DisplayConfig(r.choice("backend", "auto", DISPLAY_BACKENDS),
+                        r.take("image", "display.png", str, "a PNG path"))
+    r.done()
+    return cfg
+
+
+def _dashboard(r: _Reader) -> DashboardConfig:
+    enabled = r.take("enabled", True, bool, "true or false")
+    host = r.take("host", "0.0.0.0", str, "an address to listen on")
+    port = r.int_in("port", 8000, 1, 65535)
+    pin = r.take("pin", None, (str, type(None)), "a PIN of 4 to 8 digits, as a string")
+    if pin is not None and not (pin.isdigit() and 4 <= len(pin) <= 8):
+        r.fail("pin", "expected 4 to 8 digits, as a string such as \"2468\"")
+    r.done()
+    return DashboardConfig(enabled, host, port, pin)
+
+
+SECTIONS = ("table", "camera", "mat", "vision", "gpio", "serial", "display", "dashboard",
+            "storage")
+
+
+def config_from_dict(data: dict[str, Any], origin: str = "<config>") -> Config:
+    """Validate a decoded TOML document."""
+    unknown = sorted(set(data) - set(SECTIONS))
+    if unknown:
+        raise ConfigError(f"{origin}: unknown section [{unknown[0]}]; known sections are "
+                          + ", ".join(f"[{s}]" for s in SECTIONS))
+    table = _table(_Reader(origin, "table", data.get("table", {})))
+    camera = _camera(_Reader(origin, "camera", data.get("camera", {})))
+    mat = _Reader(origin, "mat", data.get("mat", {}))
+    mat_size = mat.choice("size", "A3", MAT_SIZES)
+    mat.done()
+    vision = _Reader(origin, "vision", data.get("vision", {}))
+    deck = vision.take("deck", "builtin", str, "\"builtin\" or the path of a deck.npz")
+    vision.done()
+    gpio = _gpio(_Reader(origin, "gpio", data.get("gpio", {})), table.players)
+    serial = _serial(_Reader(origin, "serial", data.get("serial", {})))
+    display = _display(_Reader(origin, "display", data.get("display", {})))
+    dashboard = _dashboard(_Reader(origin, "dashboard", data.get("dashboard", {})))
+    storage = _Reader(origin, "storage", data.get("storage", {}))
+    database = storage.take("database", "briscola-table.db", str, "a file path")
+    storage.done()
+    return Config(table, camera, mat_size, deck, gpio, serial, display, dashboard, database,
+                  origin)
+
+
+def load_config(path: str | Path | None) -> Config:
+    """Read and validate a TOML file (None: all defaults)."""
+    if path is None:
+        return Config()
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such configuration file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return config_from_dict(data, str(path))
