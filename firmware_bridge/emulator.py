@@ -89,6 +89,7 @@ class Emulator:
         self.seats, self.leds_per_seat = seats, leds_per_seat
         self.proc: subprocess.Popen[str] | None = None
         self.pty: str | None = None
+        self.exit_codes: list[int] = []  # of every run; a sanitizer error makes one non-zero
 
     # --- process ---------------------------------------------------------------
 
@@ -126,8 +127,10 @@ class Emulator:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        if self.proc and self.proc.stdin:
-            self.proc.stdin.close()
+        if self.proc:
+            self.exit_codes.append(self.proc.returncode)
+            if self.proc.stdin:
+                self.proc.stdin.close()
         self.proc = None
 
     def power_cycle(self, off_seconds: float = 0.0) -> None:
@@ -176,6 +179,27 @@ class Emulator:
         s["error_text"] = bytes.fromhex(s["error_text"]).decode("ascii")
         s["text"] = [bytes.fromhex(t).decode("ascii") for t in s["text"]]
         return s
+
+    def table(self):
+        """The board's table as a ``TableState``, to compare with the host's."""
+        from .protocol import SEAT_NONE
+        from .table_state import TableState
+
+        s = self.state()
+
+        def seat(v: int) -> int | None:
+            return None if v == SEAT_NONE else v
+
+        return TableState(
+            players=s["players"], dealer=s["dealer"], turn=seat(s["turn"]),
+            trick_seat=seat(s["trick_seat"]), trick_no=s["trick_no"],
+            draw_order=tuple(s["draw"]),
+            trump_suit=chr(s["trump_suit"]) if s["trump_suit"] else "",
+            trump_rank=s["trump_rank"], error_kind=s["error_kind"],
+            error_seat=seat(s["error_seat"]), error_text=s["error_text"], text=tuple(s["text"]),
+            outcome=s["outcome"], winners=tuple(i for i in range(6) if s["winners"] >> i & 1),
+            points=tuple(s["points"]), team_points=tuple(s["team_points"]),
+            brightness=s["brightness"])
 
     def stats(self) -> dict:
         return self.command("stats")

@@ -27,11 +27,11 @@ SUITS = "dcsb"
 # Violation kinds of the referee, as numbered on the wire (0 means no error).
 ERROR_KINDS = {
     "out_of_turn": 1, "duplicate_card": 2, "not_in_deck": 3, "illegal_swap": 4,
-    "no_trump": 5, "hand_over": 6, "bad_event": 7, "other": 8,
+    "no_trump": 5, "hand_over": 6, "bad_event": 7, "other": 8, "not_held": 9,
 }
 ERROR_TITLES = {
     1: "NOT YOUR TURN", 2: "CARD PLAYED", 3: "NOT IN DECK", 4: "BAD SWAP",
-    5: "NO TRUMP YET", 6: "HAND IS OVER", 7: "BAD EVENT", 8: "ERROR",
+    5: "NO TRUMP YET", 6: "HAND IS OVER", 7: "BAD EVENT", 8: "ERROR", 9: "NOT HELD",
 }
 OUTCOME_NONE, OUTCOME_WIN, OUTCOME_TIE = 0, 1, 2
 

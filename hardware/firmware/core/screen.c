@@ -5,7 +5,7 @@
 
 static const char *const ERROR_TITLES[TABLE_ERROR_KINDS + 1] = {
     "", "NOT YOUR TURN", "CARD PLAYED", "NOT IN DECK", "BAD SWAP",
-    "NO TRUMP YET", "HAND IS OVER", "BAD EVENT", "ERROR",
+    "NO TRUMP YET", "HAND IS OVER", "BAD EVENT", "ERROR", "NOT HELD",
 };
 
 void screen_clear(screen_t *s) { memset(s->px, 0, sizeof s->px); }
