@@ -463,9 +463,9 @@ class SimulatedTable:
         for k in range(4):  # fingers
             off = (k - 1.5) * r * 0.5
             finger = base + nrm * off
-            shapes.append((np.array([finger + nrm * 7, finger + nrm * 7 - d * (38 - 4 * abs(k - 1.5)),
-                                     finger - nrm * 7 - d * (38 - 4 * abs(k - 1.5)),
-                                     finger - nrm * 7]), skin))
+            length = 38 - 4 * abs(k - 1.5)
+            shapes.append((np.array([finger + nrm * 7, finger + nrm * 7 - d * length,
+                                     finger - nrm * 7 - d * length, finger - nrm * 7]), skin))
         thumb = base + nrm * r * 0.9 + d * 45
         shapes.append((np.array([thumb, thumb + nrm * 30 - d * 20, thumb + nrm * 36 - d * 8,
                                  thumb + d * 25]), skin))
