@@ -218,7 +218,8 @@ class SimulatedTable:
         for _ in range(hold):
             yield self._spec((place, 1.0, target))
         for i in range(p.retreat):
-            yield self._spec((place, 1.0 - (i + 1) / (p.retreat + 1), target))
+            # A hand that lets go lifts off at once, then withdraws more slowly.
+            yield self._spec((place, 1.0 - math.sqrt((i + 1) / (p.retreat + 1)), target))
 
     def _still(self, frames: int) -> Iterator[FrameSpec]:
         for _ in range(frames):
