@@ -158,3 +158,20 @@ def test_event_time_is_the_settling_frame():
     t0 = tb.t
     tb.frames(3, play0=card("3c"))
     assert abs(tb.events[-1]["t"] - (t0 + 2 / 30)) < 1e-9
+
+
+def test_next_deal_after_the_last_trick_starts_a_hand():
+    import random
+
+    from table_controller.rules import HandRules
+    from table_controller.simulation import play_hand
+
+    tb = Table()
+    sim = play_hand(HandRules(2), 1, random.Random(2))
+    for e in sim.events[1:]:
+        assert tb.ref.feed(e).accepted
+    assert tb.ref.hand.is_over()
+    tb.frames(5, briscola=card("4d"))
+    assert kinds(tb) == ["hand", "trump"]
+    assert all(d.accepted for d in tb.decisions) and len(tb.ref.hands) == 2
+    assert tb.ref.hand.dealer == 0 and str(tb.ref.hand.briscola) == "4d"

@@ -19,7 +19,9 @@ back (``undo``); a card that was already played showing up in another zone is
 reported as played there, and the referee rejects it as a duplicate; it coming
 back to its own zone is no news. In the briscola spot, the first face seen is
 the ``trump``, and another face replacing it is a ``swap`` by the seat whose
-hand made it. Each event carries ``t``, the time of the frame that settled it.
+hand made it; a face appearing there after the last trick means the next hand
+was dealt (``hand`` then ``trump``). Each event carries ``t``, the time of the
+frame that settled it.
 """
 
 from __future__ import annotations
@@ -196,6 +198,9 @@ class Tracker:
                   hand: Hand | None) -> list[dict[str, Any]]:
         if after is None or after == BACK:
             return []  # taken with the last draw, or covered by the stock
+        if hand is not None and hand.is_over():
+            # A face-up card after the last trick: the next hand has been dealt.
+            return [{"type": "hand", "t": t}, {"type": "trump", "card": after, "t": t}]
         if hand is None or hand.trump is None:
             return [{"type": "trump", "card": after, "t": t}]
         if hand.briscola is not None and str(hand.briscola) == after:
