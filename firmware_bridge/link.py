@@ -96,9 +96,29 @@ class _Ping:
     rtt: float | None = None
 
 
+# USB vendor ids of the boards the firmware runs on and of common USB-serial chips.
+BOARD_VIDS = {0x2E8A: "Raspberry Pi (Pico)", 0x2341: "Arduino", 0x2A03: "Arduino",
+              0x239A: "Adafruit", 0x1A86: "CH340", 0x0403: "FTDI", 0x10C4: "CP210x"}
+
+
+def find_board_port() -> str | None:
+    """The first USB serial port that looks like the table's board (for port "auto")."""
+    from serial.tools import list_ports
+
+    for info in sorted(list_ports.comports(), key=lambda p: p.device):
+        if info.vid in BOARD_VIDS:
+            return info.device
+    return None
+
+
 def _open_serial(port: str, baud: int):
     import serial  # pyserial; imported here so the module loads without it
 
+    if port == "auto":
+        found = find_board_port()
+        if found is None:
+            raise OSError("no USB serial board found")
+        port = found
     return serial.Serial(port=port, baudrate=baud, timeout=0, write_timeout=1.0,
                          exclusive=True)
 
