@@ -1,1 +1,110 @@
-"""The phone dashboard: a Flask app following the table."""
+"""The phone dashboard: a Flask app following the table.
+
+``create_app(config, hub, store)`` builds it. With a ``hub`` from the
+controller the app only reads the hub and sends it commands; without one it
+makes its own hub and a :class:`~web_dashboard.session.TableSession` that owns
+a referee, so the dashboard also works alone.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, g, jsonify, render_template, request
+
+from table_controller.store import Store
+from web_dashboard.i18n import LANGUAGES, pick_language, translate
+from web_dashboard.live import LiveTable
+from web_dashboard.security import PinGuard, add_security_headers, csrf_token, unlocked
+
+DEFAULTS: dict[str, Any] = {
+    "DATABASE": None,  # default: <instance>/briscola.sqlite3
+    "DECKS_DIR": None,  # enrolled decks: DECKS_DIR/<name>/<code>.png
+    "PUBLIC_URL": None,  # the address for the QR code; default: as the phone reached us
+    "SSE_KEEPALIVE": 15.0,  # seconds between pings on an idle stream
+    "SSE_MAX_SECONDS": 1800.0,  # then the stream ends and the browser reconnects
+    "SESSION_COOKIE_SAMESITE": "Strict",
+    "SESSION_COOKIE_HTTPONLY": True,
+    "PERMANENT_SESSION_LIFETIME": 12 * 3600,  # a PIN unlock lasts an evening
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+}
+
+
+def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = None,
+               store: Store | None = None) -> Flask:
+    app = Flask(__name__, instance_relative_config=False)
+    app.config.from_mapping(DEFAULTS)
+    if config:
+        app.config.from_mapping(config)
+    if store is None:
+        db = app.config["DATABASE"]
+        if db is None:
+            os.makedirs(app.instance_path, exist_ok=True)
+            db = str(Path(app.instance_path) / "briscola.sqlite3")
+        store = Store(db)
+    if not app.config.get("SECRET_KEY"):
+        # Generated at first start and kept, so PIN sessions survive a restart.
+        key = store.get_setting("secret_key")
+        if key is None:
+            key = secrets.token_hex(32)
+            store.set_setting("secret_key", key)
+        app.config["SECRET_KEY"] = key
+
+    session = None
+    if hub is None:
+        from web_dashboard.session import TableSession
+        hub = LiveTable()
+        session = TableSession(store, hub)
+        hub.executor = session
+    app.extensions["briscola"] = {"store": store, "hub": hub, "session": session}
+    app.extensions["pin"] = PinGuard(store)
+
+    @app.before_request
+    def _language() -> None:
+        g.lang = pick_language(request)
+
+    @app.context_processor
+    def _template_helpers() -> dict[str, Any]:
+        lang = g.get("lang", "it")
+        return {"t": lambda key, **kw: translate(lang, key, **kw), "lang": lang,
+                "languages": LANGUAGES, "csrf_token": csrf_token, "unlocked": unlocked(),
+                "pin_set": app.extensions["pin"].is_set}
+
+    app.after_request(add_security_headers)
+
+    from web_dashboard import api, auth, cards, history, setup, stream, table
+    for module in (table, history, setup, auth, api, stream, cards):
+        app.register_blueprint(module.bp)
+
+    @app.errorhandler(404)
+    def _not_found(exc):
+        if request.path.startswith("/api/"):
+            return jsonify(error=f"no such resource: {request.path}"), 404
+        return render_template("error.html", message=translate(g.get("lang", "it"),
+                                                                 "not_found")), 404
+
+    @app.errorhandler(405)
+    def _bad_method(exc):
+        if request.path.startswith("/api/"):
+            return jsonify(error=f"{request.method} is not allowed on {request.path}"), 405
+        return exc
+
+    @app.errorhandler(413)
+    def _too_large(exc):
+        return jsonify(error="request body too large"), 413
+
+    return app
+
+
+def hub_of(app: Flask) -> LiveTable:
+    return app.extensions["briscola"]["hub"]
+
+
+def store_of(app: Flask) -> Store:
+    return app.extensions["briscola"]["store"]
+
+
+__all__ = ["create_app", "hub_of", "store_of"]

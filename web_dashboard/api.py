@@ -1,0 +1,159 @@
+"""The JSON API beside the pages (documented in ``static/openapi.yaml``).
+
+Reads need nothing; writes need the PIN (see :mod:`web_dashboard.security`).
+Bad input gets a 400 whose ``error`` names what is wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, current_app, jsonify, request, send_from_directory
+
+from web_dashboard.history import load_match, match_summary, record_response
+from web_dashboard.i18n import LANGUAGES, catalogue
+from web_dashboard.security import require_pin_api
+from web_dashboard.setup import SetupError, available_decks, parse_setup
+from web_dashboard.state import match_json, reveal_from_report
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+def hub():
+    return current_app.extensions["briscola"]["hub"]
+
+
+def store():
+    return current_app.extensions["briscola"]["store"]
+
+
+def bad(message: str, status: int = 400):
+    return jsonify(error=message), status
+
+
+def body() -> dict[str, Any]:
+    data = request.get_json(silent=True)
+    if data is None:
+        raise SetupError("the request body must be a JSON object (Content-Type: "
+                         "application/json)")
+    if not isinstance(data, dict):
+        raise SetupError(f"the request body must be a JSON object, not "
+                         f"{type(data).__name__}")
+    return data
+
+
+def command_response(result: dict[str, Any]):
+    return jsonify(result), (200 if result.get("accepted") else 409)
+
+
+# -- reads ----------------------------------------------------------------------------
+
+@bp.get("/table")
+def table():
+    """The live snapshot: the same document the stream sends."""
+    return jsonify(hub().snapshot())
+
+
+@bp.get("/matches")
+def matches():
+    return jsonify(matches=[match_summary(m) for m in store().matches()])
+
+
+@bp.get("/matches/<int:match_id>")
+def match(match_id: int):
+    info = load_match(match_id) or abort(404)
+    return jsonify(match_summary(info))
+
+
+@bp.get("/matches/<int:match_id>/hands/<int:idx>")
+def hand(match_id: int, idx: int):
+    """A finished hand's account; 409 while it is being played (its points are secret)."""
+    info = load_match(match_id) or abort(404)
+    row = store().hand(match_id, idx)
+    if row is None:
+        abort(404)
+    if row.result is None:
+        return bad(f"hand {idx} of match {match_id} is still being played: its account is "
+                   "shown when it ends", 409)
+    return jsonify(match=match_json(info), index=idx, reveal=reveal_from_report(row.result))
+
+
+@bp.get("/matches/<int:match_id>/record.bgn")
+def record(match_id: int):
+    info = load_match(match_id) or abort(404)
+    return record_response(info)
+
+
+@bp.get("/i18n/<lang>")
+def messages(lang: str):
+    if lang not in LANGUAGES:
+        return bad(f"unknown language {lang!r}: expected one of {', '.join(LANGUAGES)}", 404)
+    return jsonify(catalogue(lang))
+
+
+@bp.get("/decks")
+def decks():
+    return jsonify(decks=available_decks())
+
+
+@bp.get("/openapi.yaml")
+def openapi():
+    return send_from_directory(current_app.static_folder, "openapi.yaml",
+                               mimetype="application/yaml")
+
+
+# -- writes ---------------------------------------------------------------------------
+
+@bp.post("/setup")
+@require_pin_api
+def setup():
+    try:
+        args = parse_setup(body())
+    except SetupError as exc:
+        return bad(str(exc))
+    return command_response(hub().submit("setup", **args))
+
+
+@bp.post("/hands")
+@require_pin_api
+def new_hand():
+    data = request.get_json(silent=True) or {}
+    if not isinstance(data, dict):
+        return bad("the request body must be a JSON object")
+    dealer = data.get("dealer")
+    if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int)):
+        return bad(f"'dealer' must be a seat number, not {dealer!r}")
+    return command_response(hub().submit("new_hand", dealer=dealer))
+
+
+@bp.post("/events")
+@require_pin_api
+def event():
+    """A correction: one table event as in the referee's JSON Lines."""
+    try:
+        data = body()
+    except SetupError as exc:
+        return bad(str(exc))
+    if data.get("type") not in ("play", "collect", "trump", "swap", "call"):
+        return bad("'type' must be play, collect, trump, swap or call (use /hands for a new "
+                   "hand and /undo to take an event back)")
+    return command_response(hub().submit("event", event=data))
+
+
+@bp.post("/undo")
+@require_pin_api
+def undo():
+    return command_response(hub().submit("undo"))
+
+
+@bp.post("/names")
+@require_pin_api
+def names():
+    try:
+        data = body()
+    except SetupError as exc:
+        return bad(str(exc))
+    names = data.get("names")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return bad("'names' must be a list of strings, one per seat")
+    return command_response(hub().submit("names", names=[n.strip()[:24] for n in names]))

@@ -1,0 +1,81 @@
+"""Unlocking writes with the table's PIN, and setting the PIN at first start."""
+
+from __future__ import annotations
+
+from flask import (
+    Blueprint,
+    current_app,
+    flash,
+    g,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+
+from web_dashboard.i18n import translate
+from web_dashboard.security import PIN_RE, csrf_ok, safe_next
+
+bp = Blueprint("auth", __name__)
+
+
+def guard():
+    return current_app.extensions["pin"]
+
+
+@bp.route("/unlock", methods=["GET", "POST"])
+def unlock():
+    if not guard().is_set:
+        return redirect(url_for("auth.set_pin"))
+    nxt = safe_next(request.values.get("next"))
+    error = None
+    status = 200
+    if request.method == "POST":
+        if not csrf_ok(request.form.get("csrf_token")):
+            error, status = translate(g.lang, "bad_form"), 400
+        elif guard().locked():
+            error, status = translate(g.lang, "pin_locked"), 429
+        elif guard().check(request.form.get("pin", "")):
+            session.clear()  # a fresh session (and CSRF token) once unlocked
+            session.permanent = True
+            session["unlocked"] = True
+            flash(translate(g.lang, "unlocked"), "ok")
+            return redirect(nxt)
+        else:
+            error, status = translate(g.lang, "pin_wrong"), 403
+    return render_template("unlock.html", error=error, next=nxt), status
+
+
+@bp.post("/lock")
+def lock():
+    if csrf_ok(request.form.get("csrf_token")):
+        session.clear()
+    return redirect(url_for("table.live"))
+
+
+@bp.route("/setup/pin", methods=["GET", "POST"])
+def set_pin():
+    """First start: anyone at the table chooses the PIN. Later: changing it needs the old one."""
+    first = not guard().is_set
+    error = None
+    status = 200
+    if request.method == "POST":
+        f = request.form
+        pin, again = f.get("pin", ""), f.get("pin2", "")
+        if not csrf_ok(f.get("csrf_token")):
+            error, status = translate(g.lang, "bad_form"), 400
+        elif not first and not guard().check(f.get("current", "")):
+            error, status = translate(g.lang, "pin_wrong"), 403
+        elif not PIN_RE.match(pin):
+            error, status = translate(g.lang, "pin_format"), 400
+        elif pin != again:
+            error, status = translate(g.lang, "pin_mismatch"), 400
+        else:
+            guard().set(pin)
+            session.clear()
+            session.permanent = True
+            session["unlocked"] = True
+            flash(translate(g.lang, "pin_saved"), "ok")
+            return redirect(url_for("setup.form"))
+    return render_template("pin.html", first=first, error=error), status

@@ -1,0 +1,97 @@
+"""``briscola-table dashboard``: serve the phones' dashboard on the table's network."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "dashboard", help="serve the phone dashboard (live table, reveal, history, setup)",
+        description="Serve the phones' dashboard. Without a controller attached it runs its "
+                    "own referee, so matches can be entered by hand from a phone.")
+    p.add_argument("--host", default="0.0.0.0",
+                   help="address to listen on (default 0.0.0.0: the whole local network)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--db", type=Path, default=Path("briscola.sqlite3"),
+                   help="the table's SQLite database (default ./briscola.sqlite3)")
+    p.add_argument("--decks", type=Path, metavar="DIR",
+                   help="enrolled decks: DIR/<name>/<code>.png")
+    p.add_argument("--public-url", help="the address in the QR code (default: found)")
+    p.add_argument("--no-mdns", action="store_true",
+                   help="do not announce briscola.local on the network")
+    p.add_argument("--set-pin", action="store_true",
+                   help="set the table's PIN (asked on the terminal) and exit")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from table_controller.store import Store, StoreError
+
+    try:
+        store = Store(args.db)
+    except (StoreError, OSError) as exc:
+        print(f"briscola-table dashboard: cannot open {args.db}: {exc}", file=sys.stderr)
+        return 2
+    if args.set_pin:
+        return _set_pin(store)
+    from werkzeug.serving import make_server
+
+    from web_dashboard import create_app, hub_of
+    from web_dashboard.announce import Announcer
+    from web_dashboard.qr import lan_address
+
+    config = {"DATABASE": str(args.db)}
+    if args.decks:
+        config["DECKS_DIR"] = str(args.decks)
+    announcer = None
+    address = lan_address()
+    if args.public_url:
+        config["PUBLIC_URL"] = args.public_url
+    elif not args.no_mdns and args.host not in ("127.0.0.1", "localhost") and address:
+        announcer = Announcer(args.port, address)
+        if announcer.start():
+            config["PUBLIC_URL"] = announcer.url
+        else:
+            announcer = None
+    app = create_app(config, store=store)
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except OSError as exc:
+        print(f"briscola-table dashboard: cannot listen on {args.host}:{args.port}: {exc}",
+              file=sys.stderr)
+        return 2
+    shown = config.get("PUBLIC_URL") or f"http://{address or args.host}:{args.port}/"
+    print(f"briscola-table dashboard on {shown} (Ctrl-C to stop)", flush=True)
+    if not app.extensions["pin"].is_set:
+        print("no PIN yet: open the dashboard and set it on the setup page, or run "
+              "'briscola-table dashboard --set-pin'", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        hub_of(app).close()
+        server.server_close()
+        if announcer:
+            announcer.close()
+    return 0
+
+
+def _set_pin(store) -> int:
+    from web_dashboard.security import PinGuard
+
+    pin = getpass.getpass("New table PIN (4-12 digits): ")
+    if pin != getpass.getpass("Repeat it: "):
+        print("briscola-table dashboard: the two PINs differ", file=sys.stderr)
+        return 2
+    try:
+        PinGuard(store).set(pin)
+    except ValueError as exc:
+        print(f"briscola-table dashboard: {exc}", file=sys.stderr)
+        return 2
+    print("PIN saved")
+    return 0

@@ -1,0 +1,210 @@
+"""The dashboard's words in Italian, English and French.
+
+The language comes from the ``lang`` cookie (the switch on every page), else
+the browser's Accept-Language, else Italian. The live page's script gets the
+same catalogue as JSON, so server and script never disagree.
+"""
+
+from __future__ import annotations
+
+from flask import Request
+
+LANGUAGES = ("it", "en", "fr")
+DEFAULT = "it"
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "title": {"it": "Briscola al tavolo", "en": "Briscola table", "fr": "Table de Briscola"},
+    "table": {"it": "Tavolo", "en": "Table", "fr": "Table"},
+    "history": {"it": "Partite", "en": "History", "fr": "Historique"},
+    "setup": {"it": "Impostazioni", "en": "Setup", "fr": "Réglages"},
+    "language": {"it": "Lingua", "en": "Language", "fr": "Langue"},
+    "no_match": {"it": "Nessuna partita in corso.", "en": "No match in progress.",
+                 "fr": "Aucune partie en cours."},
+    "set_up_match": {"it": "Prepara una partita", "en": "Set up a match",
+                     "fr": "Préparer une partie"},
+    "waiting_hand": {"it": "In attesa della smazzata…", "en": "Waiting for the deal…",
+                     "fr": "En attente de la donne…"},
+    "hand_n": {"it": "Smazzata {n}", "en": "Hand {n}", "fr": "Donne {n}"},
+    "trump": {"it": "Briscola", "en": "Trump", "fr": "Atout"},
+    "briscola_under": {"it": "Carta scoperta", "en": "Face-up card", "fr": "Carte retournée"},
+    "stock": {"it": "Mazzo", "en": "Stock", "fr": "Talon"},
+    "cards_left": {"it": "{n} carte", "en": "{n} cards", "fr": "{n} cartes"},
+    "turn": {"it": "Tocca a", "en": "To play", "fr": "À jouer"},
+    "your_turn": {"it": "tocca a {name}", "en": "{name} to play", "fr": "à {name} de jouer"},
+    "leads": {"it": "{name} apre", "en": "{name} leads", "fr": "{name} entame"},
+    "dealer": {"it": "mazziere", "en": "dealer", "fr": "donneur"},
+    "tricks": {"it": "Prese", "en": "Tricks", "fr": "Plis"},
+    "tricks_played": {"it": "{n} prese giocate, {left} da giocare",
+                      "en": "{n} tricks played, {left} to go",
+                      "fr": "{n} plis joués, {left} à jouer"},
+    "trick_n": {"it": "Presa {n}", "en": "Trick {n}", "fr": "Pli {n}"},
+    "current_trick": {"it": "Sul tavolo", "en": "On the table", "fr": "Sur la table"},
+    "last_trick_won": {"it": "Ultima presa: {name}", "en": "Last trick: {name}",
+                       "fr": "Dernier pli : {name}"},
+    "takes_trick": {"it": "{name} prende", "en": "{name} takes it", "fr": "{name} remporte"},
+    "draw_order": {"it": "Si pesca: {names}", "en": "Drawing: {names}",
+                   "fr": "Pioche : {names}"},
+    "briscola_taker": {"it": "La briscola scoperta va a {name}",
+                       "en": "The face-up trump goes to {name}",
+                       "fr": "L'atout retourné va à {name}"},
+    "violation": {"it": "Irregolarità", "en": "Violation", "fr": "Irrégularité"},
+    "score_hidden": {"it": "I punti restano coperti fino all'ultima presa.",
+                     "en": "Points stay hidden until the last trick.",
+                     "fr": "Les points restent cachés jusqu'au dernier pli."},
+    "standing": {"it": "Partita", "en": "Match", "fr": "Match"},
+    "hands_won": {"it": "smazzate vinte", "en": "hands won", "fr": "donnes gagnées"},
+    "best_of": {"it": "al meglio di {n}", "en": "best of {n}", "fr": "au meilleur de {n}"},
+    "open_series": {"it": "serie libera", "en": "open series", "fr": "série libre"},
+    "reveal": {"it": "I punti", "en": "The points", "fr": "Les points"},
+    "points": {"it": "punti", "en": "points", "fr": "points"},
+    "wins_hand": {"it": "{name} vince la smazzata!", "en": "{name} wins the hand!",
+                  "fr": "{name} gagne la donne !"},
+    "win_hand_plural": {"it": "{name} vincono la smazzata!", "en": "{name} win the hand!",
+                        "fr": "{name} gagnent la donne !"},
+    "tie": {"it": "Pareggio: la smazzata non conta.", "en": "A tie: the hand counts for nobody.",
+            "fr": "Égalité : la donne ne compte pour personne."},
+    "wins_match": {"it": "{name} vince la partita!", "en": "{name} wins the match!",
+                   "fr": "{name} gagne le match !"},
+    "trick_account": {"it": "Presa per presa", "en": "Trick by trick", "fr": "Pli par pli"},
+    "team": {"it": "Squadra", "en": "Team", "fr": "Équipe"},
+    "and": {"it": "e", "en": "and", "fr": "et"},
+    "caller": {"it": "chiama", "en": "calls", "fr": "appelle"},
+    "partner": {"it": "socio", "en": "partner", "fr": "partenaire"},
+    "bid": {"it": "a {n}", "en": "for {n}", "fr": "pour {n}"},
+    "new_hand": {"it": "Nuova smazzata", "en": "New hand", "fr": "Nouvelle donne"},
+    "undo": {"it": "Annulla l'ultima", "en": "Undo last", "fr": "Annuler le dernier"},
+    "correction": {"it": "Correggi", "en": "Correct", "fr": "Corriger"},
+    "play_card": {"it": "Carta giocata", "en": "Card played", "fr": "Carte jouée"},
+    "seat": {"it": "Posto", "en": "Seat", "fr": "Place"},
+    "card": {"it": "Carta", "en": "Card", "fr": "Carte"},
+    "event_type": {"it": "Evento", "en": "Event", "fr": "Événement"},
+    "send": {"it": "Invia", "en": "Send", "fr": "Envoyer"},
+    "save": {"it": "Salva", "en": "Save", "fr": "Enregistrer"},
+    "start": {"it": "Inizia", "en": "Start", "fr": "Commencer"},
+    "players": {"it": "Giocatori", "en": "Players", "fr": "Joueurs"},
+    "player_names": {"it": "Nomi (nell'ordine di gioco)", "en": "Names (in order of play)",
+                     "fr": "Noms (dans l'ordre de jeu)"},
+    "variants": {"it": "Varianti", "en": "Variants", "fr": "Variantes"},
+    "swap7": {"it": "Il 7 di briscola prende la carta scoperta",
+              "en": "The 7 of trump takes the face-up card",
+              "fr": "Le 7 d'atout prend la carte retournée"},
+    "swap2": {"it": "Il 2 di briscola prende la carta scoperta (prima presa)",
+              "en": "The 2 of trump takes the face-up card (first trick)",
+              "fr": "Le 2 d'atout prend la carte retournée (premier pli)"},
+    "match_length": {"it": "Durata", "en": "Match length", "fr": "Durée"},
+    "deck": {"it": "Mazzo di carte", "en": "Deck", "fr": "Jeu de cartes"},
+    "deck_builtin": {"it": "Carte italiane (integrate)", "en": "Italian cards (built-in)",
+                     "fr": "Cartes italiennes (intégrées)"},
+    "deck_french": {"it": "Carte francesi", "en": "French-suited cards",
+                    "fr": "Cartes françaises"},
+    "deck_enrolled": {"it": "Mazzo registrato: {name}", "en": "Enrolled deck: {name}",
+                      "fr": "Jeu enregistré : {name}"},
+    "first_dealer": {"it": "Primo mazziere", "en": "First dealer", "fr": "Premier donneur"},
+    "pin": {"it": "PIN del tavolo", "en": "Table PIN", "fr": "PIN de la table"},
+    "pin_new": {"it": "Scegli il PIN del tavolo (4-12 cifre)",
+                "en": "Choose the table's PIN (4-12 digits)",
+                "fr": "Choisissez le PIN de la table (4 à 12 chiffres)"},
+    "pin_repeat": {"it": "Ripeti il PIN", "en": "Repeat the PIN", "fr": "Répétez le PIN"},
+    "pin_current": {"it": "PIN attuale", "en": "Current PIN", "fr": "PIN actuel"},
+    "pin_change": {"it": "Cambia PIN", "en": "Change PIN", "fr": "Changer le PIN"},
+    "pin_needed": {"it": "Serve il PIN del tavolo per modificare.",
+                   "en": "Changes need the table's PIN.",
+                   "fr": "Les modifications demandent le PIN de la table."},
+    "pin_wrong": {"it": "PIN errato.", "en": "Wrong PIN.", "fr": "PIN incorrect."},
+    "pin_locked": {"it": "Troppi tentativi: riprova fra poco.",
+                   "en": "Too many attempts: try again shortly.",
+                   "fr": "Trop d'essais : réessayez dans un moment."},
+    "pin_mismatch": {"it": "I due PIN non coincidono.", "en": "The two PINs differ.",
+                     "fr": "Les deux PIN diffèrent."},
+    "pin_format": {"it": "Il PIN ha da 4 a 12 cifre.", "en": "The PIN has 4 to 12 digits.",
+                   "fr": "Le PIN a de 4 à 12 chiffres."},
+    "pin_saved": {"it": "PIN salvato.", "en": "PIN saved.", "fr": "PIN enregistré."},
+    "unlock": {"it": "Sblocca", "en": "Unlock", "fr": "Déverrouiller"},
+    "lock": {"it": "Blocca", "en": "Lock", "fr": "Verrouiller"},
+    "unlocked": {"it": "Modifiche abilitate su questo telefono.",
+                 "en": "Changes enabled on this phone.",
+                 "fr": "Modifications autorisées sur ce téléphone."},
+    "bad_form": {"it": "Modulo scaduto: riprova.", "en": "The form expired: try again.",
+                 "fr": "Formulaire expiré : réessayez."},
+    "scan_to_follow": {"it": "Inquadra per seguire il tavolo",
+                       "en": "Scan to follow the table", "fr": "Scannez pour suivre la table"},
+    "matches": {"it": "Partite giocate", "en": "Matches played", "fr": "Matchs joués"},
+    "match_n": {"it": "Partita {n}", "en": "Match {n}", "fr": "Match {n}"},
+    "in_progress": {"it": "in corso", "en": "in progress", "fr": "en cours"},
+    "finished": {"it": "finita", "en": "finished", "fr": "terminé"},
+    "download": {"it": "Scarica la registrazione (.bgn)", "en": "Download the record (.bgn)",
+                 "fr": "Télécharger l'enregistrement (.bgn)"},
+    "no_matches": {"it": "Ancora nessuna partita.", "en": "No matches yet.",
+                   "fr": "Pas encore de match."},
+    "result": {"it": "Risultato", "en": "Result", "fr": "Résultat"},
+    "winner": {"it": "Vincitore", "en": "Winner", "fr": "Gagnant"},
+    "hidden_until_over": {"it": "coperto fino alla fine", "en": "hidden until the end",
+                          "fr": "caché jusqu'à la fin"},
+    "connection_lost": {"it": "Connessione persa, riconnessione…",
+                        "en": "Connection lost, reconnecting…",
+                        "fr": "Connexion perdue, reconnexion…"},
+    "live": {"it": "in diretta", "en": "live", "fr": "en direct"},
+    "not_found": {"it": "Pagina non trovata.", "en": "Page not found.",
+                  "fr": "Page introuvable."},
+    "back_to_table": {"it": "Torna al tavolo", "en": "Back to the table",
+                      "fr": "Retour à la table"},
+    "kind_out_of_turn": {"it": "fuori turno", "en": "out of turn", "fr": "hors tour"},
+    "kind_duplicate_card": {"it": "carta già giocata", "en": "card already played",
+                            "fr": "carte déjà jouée"},
+    "kind_not_in_deck": {"it": "carta non nel mazzo", "en": "card not in the deck",
+                         "fr": "carte hors du jeu"},
+    "kind_illegal_swap": {"it": "scambio non valido", "en": "illegal swap",
+                          "fr": "échange interdit"},
+    "kind_no_trump": {"it": "briscola non ancora vista", "en": "no trump yet",
+                      "fr": "pas encore d'atout"},
+    "kind_hand_over": {"it": "smazzata finita", "en": "hand over", "fr": "donne terminée"},
+    "kind_bad_event": {"it": "evento non valido", "en": "bad event", "fr": "événement invalide"},
+    "kind_not_held": {"it": "carta in mano a un altro", "en": "card held by another seat",
+                      "fr": "carte tenue par un autre"},
+}
+
+MESSAGES.update({
+    "suit_d": {"it": "denari", "en": "coins", "fr": "deniers"},
+    "suit_c": {"it": "coppe", "en": "cups", "fr": "coupes"},
+    "suit_s": {"it": "spade", "en": "swords", "fr": "épées"},
+    "suit_b": {"it": "bastoni", "en": "batons", "fr": "bâtons"},
+    "of": {"it": "di", "en": "of", "fr": "de"},
+    "rank_1": {"it": "Asso", "en": "Ace", "fr": "As"},
+    "rank_8": {"it": "Fante", "en": "Knave", "fr": "Valet"},
+    "rank_9": {"it": "Cavallo", "en": "Knight", "fr": "Cavalier"},
+    "rank_10": {"it": "Re", "en": "King", "fr": "Roi"},
+    "ev_play": {"it": "Carta giocata", "en": "Card played", "fr": "Carte jouée"},
+    "ev_collect": {"it": "Presa raccolta", "en": "Trick collected", "fr": "Pli ramassé"},
+    "ev_trump": {"it": "Briscola scoperta", "en": "Face-up trump", "fr": "Atout retourné"},
+    "ev_swap": {"it": "Scambio", "en": "Swap", "fr": "Échange"},
+})
+
+RANK_LABELS = {  # what a card face shows in the corner
+    "it": {1: "A", 8: "F", 9: "C", 10: "R"},
+    "en": {1: "A", 8: "J", 9: "Kn", 10: "K"},
+    "fr": {1: "A", 8: "V", 9: "C", 10: "R"},
+}
+
+
+def pick_language(request: Request) -> str:
+    """The cookie's choice, else the browser's best match, else Italian."""
+    chosen = request.cookies.get("lang")
+    if chosen in LANGUAGES:
+        return chosen
+    return request.accept_languages.best_match(LANGUAGES) or DEFAULT
+
+
+def translate(lang: str, key: str, **values: object) -> str:
+    entry = MESSAGES.get(key)
+    if entry is None:
+        return key
+    text = entry.get(lang) or entry[DEFAULT]
+    return text.format(**values) if values else text
+
+
+def catalogue(lang: str) -> dict[str, str]:
+    """Every message in one language, for the live page's script."""
+    return {key: entry.get(lang) or entry[DEFAULT] for key, entry in MESSAGES.items()}
+
+
+__all__ = ["LANGUAGES", "MESSAGES", "pick_language", "translate", "catalogue", "RANK_LABELS"]

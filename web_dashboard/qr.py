@@ -1,0 +1,44 @@
+"""The QR code that opens the dashboard, for the page and for the table's display.
+
+Drawn with ``segno`` (pure Python, no network). Without it the page simply
+shows the address as text.
+"""
+
+from __future__ import annotations
+
+import functools
+import socket
+
+
+def lan_address() -> str | None:
+    """This machine's address on the local network (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("10.254.254.254", 1))  # UDP connect only picks the route
+            address = s.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+@functools.lru_cache(maxsize=8)
+def qr_svg(url: str) -> str | None:
+    """An SVG QR code for ``url``, or None when segno is not installed."""
+    try:
+        import segno
+    except ImportError:
+        return None
+    return segno.make(url, error="m").svg_inline(scale=8, border=2, dark="#111",
+                                                  light="#fff", omitsize=True)
+
+
+def qr_rows(url: str) -> list[list[bool]] | None:
+    """The QR code as rows of dark (True) modules, for a small display; None without segno."""
+    try:
+        import segno
+    except ImportError:
+        return None
+    return [[bool(m) for m in row] for row in segno.make(url, error="m").matrix]
+
+
+__all__ = ["lan_address", "qr_svg", "qr_rows"]

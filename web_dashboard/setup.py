@@ -1,0 +1,111 @@
+"""The setup page: players, names, variants, match length, deck."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+
+from table_controller.referee import MATCH_LENGTHS
+from table_controller.rules import TRICKS_PER_HAND, Variant
+from web_dashboard.card_faces import enrolled_decks, printed_available
+from web_dashboard.security import require_pin_form
+
+bp = Blueprint("setup", __name__, url_prefix="/setup")
+
+
+def available_decks() -> list[str]:
+    decks = ["builtin", "french"]
+    if printed_available():
+        decks.append("printed")
+    decks += [f"enrolled:{n}" for n in enrolled_decks(current_app.config.get("DECKS_DIR"))]
+    return decks
+
+
+class SetupError(ValueError):
+    pass
+
+
+def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
+    """Check setup input (a form or JSON) and return the setup command's arguments.
+
+    Raises SetupError naming the field that is wrong.
+    """
+    try:
+        players = int(data.get("players", 2))
+    except (TypeError, ValueError):
+        raise SetupError("'players' must be a number from 2 to 6") from None
+    if players not in TRICKS_PER_HAND:
+        raise SetupError(f"'players' must be 2 to 6, not {players}")
+    names = data.get("names")
+    if names is None:
+        names = [data.get(f"name{s}", "") for s in range(players)]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise SetupError("'names' must be a list of strings, one per seat")
+    names = [n.strip()[:24] for n in names][:players]
+    variants = data.get("variants", [])
+    if isinstance(variants, str):
+        variants = [variants]
+    if not isinstance(variants, list):
+        raise SetupError("'variants' must be a list such as [\"swap7\"]")
+    try:
+        variants = sorted({Variant.parse(v).value for v in variants})
+    except ValueError as exc:
+        raise SetupError(str(exc)) from None
+    length = data.get("length")
+    if length in ("", "open", None):
+        length = None
+    else:
+        try:
+            length = int(length)
+        except (TypeError, ValueError):
+            raise SetupError("'length' must be 1, 3, 5 or null (an open series)") from None
+        if length not in MATCH_LENGTHS:
+            raise SetupError(f"'length' must be 1, 3, 5 or null, not {length}")
+    deck = data.get("deck") or "builtin"
+    if deck not in available_decks():
+        raise SetupError(f"unknown deck {deck!r}: available are "
+                         f"{', '.join(available_decks())}")
+    dealer = data.get("dealer")
+    if dealer in ("", None):
+        dealer = None
+    else:
+        try:
+            dealer = int(dealer)
+        except (TypeError, ValueError):
+            raise SetupError("'dealer' must be a seat number") from None
+        if not 0 <= dealer < players:
+            raise SetupError(f"'dealer' must be a seat 0..{players - 1}, not {dealer}")
+    if players == 5 and variants:
+        raise SetupError("the swap variants need a face-up briscola; Briscola chiamata "
+                         "(5 players) has none")
+    return {"players": players, "names": names, "variants": variants, "length": length,
+            "deck": deck, "dealer": dealer}
+
+
+@bp.get("/")
+def form():
+    hub = current_app.extensions["briscola"]["hub"]
+    match = hub.snapshot().get("match") or {}
+    return render_template("setup.html", match=match, decks=available_decks(),
+                           lengths=MATCH_LENGTHS, variants=[v.value for v in Variant])
+
+
+@bp.post("/")
+@require_pin_form
+def submit():
+    form = request.form
+    data = {k: form.get(k) for k in ("players", "length", "deck", "dealer")}
+    data["variants"] = form.getlist("variants")
+    players = form.get("players", "2")
+    data["names"] = [form.get(f"name{s}", "") for s in range(int(players))] \
+        if players.isdigit() and int(players) in TRICKS_PER_HAND else None
+    try:
+        args = parse_setup(data)
+    except SetupError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("setup.form"))
+    hub = current_app.extensions["briscola"]["hub"]
+    result = hub.submit("setup", **args)
+    flash(result.get("message", ""), "ok" if result.get("accepted") else "error")
+    return redirect(url_for("table.live") if result.get("accepted") else url_for("setup.form"))

@@ -1,0 +1,165 @@
+"""The public state of the table as the phones see it, and the end-of-hand reveal.
+
+The live part is built from :meth:`Hand.view` (a ``TableView``), which carries
+no points until the hand is over; the reveal (points, trick-by-trick account)
+is added only once ``view.over``. Cards of tricks already taken are not listed
+during the hand either: at a real table they lie face down in the winner's pile.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_controller.hand import TableView
+from table_controller.referee import Decision, Referee, Violation
+from table_controller.report import hand_report
+
+
+def match_json(info: Any | None, referee: Referee | None = None) -> dict[str, Any] | None:
+    """The match settings a phone may show (``info`` is a store MatchInfo or a dict)."""
+    if info is None:
+        return None
+    d = info.to_json() if hasattr(info, "to_json") else dict(info)
+    players = d.get("players") or (referee.defaults.players if referee else 2)
+    names = list(d.get("names") or [])
+    names += [""] * (players - len(names))
+    return {"id": d.get("id"), "players": players,
+            "names": [n or _default_name(s) for s, n in enumerate(names[:players])],
+            "variants": list(d.get("variants") or []), "length": d.get("length"),
+            "deck": d.get("deck") or "builtin"}
+
+
+def _default_name(seat: int) -> str:
+    return f"#{seat + 1}"
+
+
+def _teams(view: TableView, referee: Referee) -> list[list[int]] | None:
+    fixed = referee.hand.rules.fixed_teams if referee.hand else None
+    if fixed:
+        return [list(t) for t in fixed]
+    if view.caller is not None and view.partner is not None:  # chiamata, partner revealed
+        side = sorted({view.caller, view.partner})
+        return [side, [s for s in range(view.players) if s not in side]]
+    return None
+
+
+def hand_json(referee: Referee) -> dict[str, Any] | None:
+    """The hand in progress (or just finished) from its TableView: no points."""
+    hand = referee.hand
+    if hand is None:
+        return None
+    view = hand.view()
+    won = [0] * view.players
+    for w in view.trick_winners:
+        won[w] += 1
+    return {
+        "index": len(referee.hands) - 1,
+        "number": len(referee.hands),
+        "players": view.players,
+        "dealer": view.dealer,
+        "variants": list(view.variants),
+        "trump": view.trump.value if view.trump else None,
+        "briscola": str(view.briscola) if view.briscola else None,
+        "stock": view.stock,
+        "turn": view.turn,
+        "trick": [{"seat": p.seat, "card": str(p.card)} for p in view.trick],
+        "trick_complete": len(view.trick) == view.players,
+        "tricks_played": view.tricks_played,
+        "tricks_left": view.tricks_left,
+        "tricks_total": view.tricks_played + view.tricks_left,
+        "trick_winners": list(view.trick_winners),
+        "tricks_won": won,
+        "last_winner": view.last_winner,
+        "draw_order": list(view.draw_order),
+        "briscola_taker": view.briscola_taker,
+        "caller": view.caller,
+        "called": str(view.called) if view.called else None,
+        "bid": view.bid,
+        "partner": view.partner,
+        "teams": _teams(view, referee),
+        "over": view.over,
+    }
+
+
+def reveal_json(referee: Referee, index: int | None = None) -> dict[str, Any] | None:
+    """The end-of-hand account of hand ``index`` (default: the last); None if not over."""
+    if not referee.hands:
+        return None
+    index = len(referee.hands) - 1 if index is None else index
+    hand = referee.hands[index]
+    if hand.view().score is None:  # the one gate: nothing below runs during a hand
+        return None
+    violations = [v for v in referee.violations if v.hand == index]
+    return reveal_from_report(hand_report(hand, violations))
+
+
+def reveal_from_report(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The reveal from a stored hand report (the store's ``hands.result``)."""
+    if not report.get("complete"):
+        return None
+    running = [0] * report["players"]
+    tricks = []
+    for n, t in enumerate(report["tricks"], 1):
+        running[t["winner"]] += t["points"]
+        tricks.append({"n": n, "leader": t["leader"], "plays": t["plays"],
+                       "winner": t["winner"], "points": t["points"], "running": list(running)})
+    return {"points": report["points"], "team_points": report["team_points"],
+            "teams": report["teams"], "winners": report["winners"],
+            "outcome": report["outcome"], "reason": report["reason"],
+            "trump": report["trump"], "tricks": tricks, "caller": report.get("caller"),
+            "called": report.get("called"), "bid": report.get("bid"),
+            "partner": report.get("partner"), "swaps": report.get("swaps", [])}
+
+
+def violation_json(violation: Violation | None) -> dict[str, Any] | None:
+    if violation is None:
+        return None
+    return {"kind": violation.kind.value, "message": violation.message,
+            "seat": violation.seat, "card": None if violation.card is None else str(violation.card)}
+
+
+def what_happened(decision: Decision | None) -> dict[str, Any] | None:
+    """A short note on this event, for the page to flash (no points in it)."""
+    if decision is None:
+        return None
+    event = decision.event
+    note: dict[str, Any] = {"type": getattr(event, "type", None), "accepted": decision.accepted}
+    if decision.accepted and event is not None and hasattr(event, "to_json"):
+        note["event"] = {k: v for k, v in event.to_json().items() if k != "points"}
+    if decision.undone is not None:
+        note["undone"] = decision.undone.type
+    if decision.trick_winner is not None:
+        note["trick_winner"] = decision.trick_winner
+    if decision.briscola_taker is not None:
+        note["briscola_taker"] = decision.briscola_taker
+    if decision.partner is not None:
+        note["partner"] = decision.partner
+    note["new_hand"] = decision.new_hand
+    note["hand_over"] = decision.hand_over
+    return note
+
+
+def table_state(referee: Referee | None, match: dict[str, Any] | None,
+                violation: dict[str, Any] | None = None,
+                note: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole public snapshot the live page and ``/api/v1/table`` show."""
+    if referee is None:
+        return {"match": match, "hand": None, "standing": None, "next_dealer": None,
+                "violation": violation, "note": note, "reveal": None, "match_over": False}
+    standing = referee.standing()
+    hand = referee.hand
+    return {
+        "match": match,
+        "hand": hand_json(referee),
+        "standing": standing.to_json(),
+        "match_over": standing.over,
+        "next_dealer": None if standing.over or (hand is not None and not hand.is_over())
+        else referee.next_dealer(),
+        "violation": violation,
+        "note": note,
+        "reveal": reveal_json(referee),
+    }
+
+
+__all__ = ["table_state", "hand_json", "reveal_json", "reveal_from_report", "match_json",
+           "violation_json", "what_happened"]

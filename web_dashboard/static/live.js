@@ -1,0 +1,296 @@
+// The live table page: follows the table over Server-Sent Events and renders each
+// public snapshot. No framework, nothing from a CDN: the Pi serves everything.
+// Names come from players, so text is always set with textContent, never as HTML.
+(function () {
+  "use strict";
+  const boot = JSON.parse(document.getElementById("boot").textContent);
+  const M = boot.messages;
+  const $ = (id) => document.getElementById(id);
+
+  function t(key, values) {
+    let text = M[key] || key;
+    for (const k in values || {}) text = text.split("{" + k + "}").join(String(values[k]));
+    return text;
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "text") node.textContent = v;
+      else if (k === "class") node.className = v;
+      else node.setAttribute(k, v);
+    }
+    for (const c of children) if (c) node.append(c);
+    return node;
+  }
+
+  let state = boot.state;
+  const names = () => (state.match && state.match.names) || [];
+  const nameOf = (seat) => names()[seat] || "#" + (seat + 1);
+  const joinNames = (seats) => seats.map(nameOf).join(" " + t("and") + " ");
+
+  function cardImg(code, cls) {
+    const deck = (state.match && state.match.deck) || "builtin";
+    const rank = parseInt(code, 10);
+    const label = (boot.ranks[rank] || String(rank)) + " " + (boot.suits[code.slice(-1)] || "");
+    return el("img", {src: "/cards/" + encodeURIComponent(deck) + "/" + code, alt: label,
+                      class: cls, width: 100, height: 150});
+  }
+
+  // -- the live view -------------------------------------------------------------
+  function renderStatus(s) {
+    const box = $("status");
+    box.replaceChildren();
+    if (!s.match) {
+      box.append(el("p", {class: "big", text: t("no_match")}),
+                 el("p", {}, el("a", {class: "button", href: "/setup/", text: t("set_up_match")})));
+      return;
+    }
+    const h = s.hand;
+    if (!h) { box.append(el("p", {class: "big", text: t("waiting_hand")})); return; }
+    let line = t("hand_n", {n: h.number});
+    const p = el("p", {class: "big", id: "status-line"});
+    p.append(line);
+    if (h.turn !== null && h.turn !== undefined && !h.over) {
+      p.append(" · ", el("span", {class: "turn", id: "turn-name",
+                                   text: t("your_turn", {name: nameOf(h.turn)})}));
+    }
+    box.append(p);
+  }
+
+  function renderBoard(h, note_) {
+    $("board").hidden = !h;
+    if (!h) return;
+    const trump = $("trump-card");
+    trump.replaceChildren();
+    if (h.briscola) trump.append(cardImg(h.briscola));
+    else if (h.called) trump.append(cardImg(h.called));
+    $("trump-name").textContent = h.trump ? boot.suits[h.trump] : "";
+    $("trump-name").className = h.trump ? "trump-suit" : "muted";
+    $("stock").textContent = h.stock > 0 ? t("stock") + ": " + t("cards_left", {n: h.stock}) : "";
+
+    const list = $("trick-cards");
+    list.replaceChildren();
+    let best = null;
+    if (h.trick_complete && h.last_winner !== null) best = h.last_winner;
+    for (const play of h.trick) {
+      list.append(el("li", {class: "c" + play.seat + (play.seat === best ? " best" : ""),
+                            "data-card": play.card},
+                     cardImg(play.card), el("span", {text: nameOf(play.seat)})));
+    }
+    let note = "";
+    if (h.trick_complete && h.last_winner !== null) {
+      note = t("takes_trick", {name: nameOf(h.last_winner)});
+    } else if (!h.trick.length && h.turn !== null && !h.over) {
+      note = t("leads", {name: nameOf(h.turn)});
+    }
+    if (note_ && note_.briscola_taker !== undefined) {
+      note += (note ? " · " : "") + t("briscola_taker", {name: nameOf(note_.briscola_taker)});
+    }
+    $("trick-note").textContent = note;
+    $("trick-title").textContent = h.trick.length && h.trick_complete && h.tricks_played
+      ? t("trick_n", {n: h.tricks_played}) : t("current_trick");
+  }
+
+  function renderProgress(h) {
+    $("progress").hidden = !h;
+    if (!h) return;
+    $("progress-text").textContent = t("tricks_played", {n: h.tricks_played, left: h.tricks_left});
+    const bar = $("progress-bar");
+    bar.replaceChildren();
+    for (let i = 0; i < h.tricks_total; i++) {
+      const w = h.trick_winners[i];
+      bar.append(el("li", w === undefined ? {} : {class: "won c" + w, title: nameOf(w)}));
+    }
+  }
+
+  function renderSeats(s) {
+    const h = s.hand;
+    $("seats").hidden = !s.match;
+    if (!s.match) return;
+    const list = $("seat-list");
+    list.replaceChildren();
+    names().forEach((name, seat) => {
+      const li = el("li", {class: "seat-" + seat + (h && h.turn === seat && !h.over ? " turn" : ""),
+                           "data-seat": seat},
+                    el("i", {class: "dot"}), el("span", {class: "name", text: name}));
+      if (h && h.dealer === seat) li.append(el("span", {class: "badge", text: t("dealer")}));
+      if (h && h.caller === seat) li.append(el("span", {class: "badge", text: t("caller") +
+        " " + (h.called || "") + " " + t("bid", {n: h.bid})}));
+      if (h && h.partner === seat && h.partner !== h.caller) {
+        li.append(el("span", {class: "badge", text: t("partner")}));
+      }
+      li.append(el("span", {class: "piles", title: t("tricks"),
+                            text: h ? "🂠 " + h.tricks_won[seat] : ""}));
+      list.append(li);
+    });
+    $("hidden-note").hidden = !h || h.over;
+  }
+
+  function cardName(code) {
+    const rank = parseInt(code, 10);
+    return (M["rank_" + rank] || String(rank)) + " " + t("of") + " " + boot.suits[code.slice(-1)];
+  }
+
+  function renderViolation(s) {
+    const v = s.violation;
+    const show = v && s.hand && v.hand === s.hand.index && !s.hand.over;
+    $("violation").hidden = !show;
+    if (!show) return;
+    $("violation-kind").textContent = t("kind_" + v.kind);
+    const what = $("violation-what");
+    what.replaceChildren();
+    if (v.card) what.append(cardImg(v.card));
+    const who = v.seat !== null && v.seat !== undefined && v.seat < names().length
+      ? nameOf(v.seat) : "";
+    what.append(el("span", {text: [who, v.card ? cardName(v.card) : ""].filter(Boolean)
+      .join(" · ")}));
+    $("violation-message").textContent = v.message;
+  }
+
+  function renderStanding(s) {
+    const st = s.standing;
+    $("standing").hidden = !st || !s.match || st.hands_played === 0;
+    if (!st || !s.match) return;
+    $("standing-length").textContent = st.length ? t("best_of", {n: st.length}) : t("open_series");
+    const list = $("standing-list");
+    list.replaceChildren();
+    names().forEach((name, seat) => {
+      list.append(el("li", {class: "seat-" + seat},
+                     el("span", {text: name + " "}),
+                     el("strong", {text: String(st.hands_won[seat] || 0)}),
+                     el("span", {class: "muted", text: " " + t("hands_won")})));
+    });
+  }
+
+  // -- the reveal ------------------------------------------------------------------
+  let revealed = null;
+
+  function countUp(node, target, ms) {
+    const start = performance.now();
+    node.dataset.final = String(target);
+    function step(now) {
+      const k = Math.min(1, (now - start) / ms);
+      const eased = 1 - Math.pow(1 - k, 3);
+      node.textContent = String(Math.round(target * eased));
+      if (k < 1) requestAnimationFrame(step);
+      else node.textContent = String(target);
+    }
+    if (matchMedia("(prefers-reduced-motion: reduce)").matches || document.hidden) {
+      node.textContent = String(target);
+    } else {
+      requestAnimationFrame(step);
+    }
+  }
+
+  function renderReveal(s) {
+    const box = $("reveal");
+    const r = s.reveal;
+    if (!r || !s.hand || !s.hand.over) {
+      box.hidden = true;
+      box.replaceChildren();
+      revealed = null;
+      return;
+    }
+    const key = (s.match && s.match.id) + ":" + s.hand.index;
+    if (revealed === key) return; // already on screen: do not restart the show
+    revealed = key;
+    box.replaceChildren();
+    box.hidden = false;
+    const confetti = el("div", {class: "confetti", "aria-hidden": "true"});
+    for (let i = 0; i < 20; i++) confetti.append(el("i"));
+    box.append(confetti, el("h2", {class: "title", text: t("reveal")}));
+
+    const total = r.points.reduce((a, b) => a + b, 0) || 120;
+    const scores = el("ul", {class: "scores", id: "scores"});
+    const bars = [];
+    r.points.forEach((pts, seat) => {
+      const value = el("strong", {class: "pts", "data-seat": seat, text: "0"});
+      const fill = el("i");
+      bars.push([fill, pts]);
+      scores.append(el("li", {class: "seat-" + seat + (r.winners.includes(seat) ? " winner" : "")},
+                       el("span", {class: "name", text: nameOf(seat)}), value,
+                       el("span", {class: "bar"}, fill)));
+      setTimeout(() => countUp(value, pts, 2200), 400);
+    });
+    box.append(scores);
+    if (r.team_points && r.teams) {
+      const teams = el("ul", {class: "scores teams", id: "team-scores"});
+      r.teams.forEach((team, i) => {
+        const value = el("strong", {class: "pts", "data-team": i, text: "0"});
+        teams.append(el("li", {class: "seat-" + team[0]},
+                           el("span", {class: "name", text: t("team") + " " + team.map(nameOf).join(" + ")}),
+                           value));
+        setTimeout(() => countUp(value, r.team_points[i], 2200), 400);
+      });
+      box.append(teams);
+    }
+    const banner = r.outcome === "tie" ? t("tie")
+      : t(r.winners.length === 1 ? "wins_hand" : "win_hand_plural", {name: joinNames(r.winners)});
+    box.append(el("p", {class: "banner", id: "banner", text: banner}));
+    if (s.match_over && s.standing && s.standing.winners.length) {
+      box.append(el("p", {class: "banner match",
+                          text: "★ " + t("wins_match", {name: joinNames(s.standing.winners)})}));
+    }
+    box.append(el("h2", {text: t("trick_account")}));
+    const tricks = el("ol", {class: "tricks"});
+    for (const tr of r.tricks) {
+      const mini = el("span", {class: "mini"});
+      for (const p of tr.plays) mini.append(cardImg(p.card));
+      tricks.append(el("li", {class: "seat-" + tr.winner + (tr.points ? "" : " zero")},
+                       el("span", {class: "n", text: String(tr.n)}), mini,
+                       el("span", {class: "who", text: nameOf(tr.winner)}),
+                       el("strong", {text: "+" + tr.points})));
+    }
+    box.append(tricks);
+    // Bars grow after the first paint so that the transition runs.
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      for (const [fill, pts] of bars) fill.style.width = (100 * pts / total) + "%";
+    }));
+    if (!document.hidden) box.scrollIntoView({behavior: "smooth", block: "start"});
+  }
+
+  function render(s) {
+    state = s;
+    renderStatus(s);
+    renderBoard(s.hand, s.note);
+    renderProgress(s.hand);
+    renderSeats(s);
+    renderViolation(s);
+    renderReveal(s);
+    renderStanding(s);
+    document.body.dataset.seq = String(s.seq);
+  }
+
+  // -- the stream -------------------------------------------------------------------
+  let source = null;
+  let lastId = null;
+  let lastBeat = Date.now();
+  const STALE_MS = 40000; // no message nor ping for this long: the connection is dead
+
+  function connect() {
+    if (source) source.close();
+    const url = boot.streamUrl + (lastId ? "?last_id=" + encodeURIComponent(lastId) : "");
+    source = new EventSource(url);
+    source.addEventListener("state", (e) => {
+      lastId = e.lastEventId || lastId;
+      lastBeat = Date.now();
+      $("conn").hidden = true;
+      render(JSON.parse(e.data));
+    });
+    source.addEventListener("ping", () => { lastBeat = Date.now(); $("conn").hidden = true; });
+    source.onopen = () => { lastBeat = Date.now(); $("conn").hidden = true; };
+    source.onerror = () => { $("conn").hidden = false; };
+  }
+
+  // A phone waking up may hold a dead stream: reopen it, asking for what it missed.
+  function checkAlive() {
+    if (!source || source.readyState === 2 || Date.now() - lastBeat > STALE_MS) connect();
+  }
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) checkAlive(); });
+  setInterval(checkAlive, 10000);
+
+  render(state);
+  connect();
+})();

@@ -1,0 +1,114 @@
+"""The live table page, the QR code, the language switch and the table's write forms."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    g,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+
+from web_dashboard.i18n import LANGUAGES, RANK_LABELS, catalogue, translate
+from web_dashboard.qr import lan_address, qr_svg
+from web_dashboard.security import require_pin_form, safe_next
+
+bp = Blueprint("table", __name__)
+
+
+def hub():
+    return current_app.extensions["briscola"]["hub"]
+
+
+def dashboard_url() -> str:
+    """The address other phones should open: configured, else as this phone reached us
+    (swapping a loopback name for the LAN address, which other phones can reach)."""
+    configured = current_app.config.get("PUBLIC_URL")
+    if configured:
+        return configured
+    parts = urlsplit(request.host_url)
+    host = parts.hostname or "localhost"
+    if host in ("localhost", "127.0.0.1", "::1"):
+        lan = lan_address()
+        if lan:
+            port = f":{parts.port}" if parts.port else ""
+            return f"{parts.scheme}://{lan}{port}/"
+    return request.host_url
+
+
+@bp.get("/")
+def live():
+    state = hub().snapshot()
+    boot = {"state": state, "lang": g.lang, "messages": catalogue(g.lang),
+            "ranks": RANK_LABELS[g.lang],
+            "suits": {s: translate(g.lang, f"suit_{s}") for s in "dcsb"},
+            "streamUrl": url_for("stream.events")}
+    return render_template("table.html", boot=json.dumps(boot, ensure_ascii=False),
+                           state=state, url=dashboard_url(), qr=qr_svg(dashboard_url()))
+
+
+@bp.get("/qr.svg")
+def qr():
+    svg = qr_svg(dashboard_url())
+    if svg is None:
+        return Response(f"segno is not installed; open {dashboard_url()}", 404,
+                        mimetype="text/plain")
+    return Response(svg, mimetype="image/svg+xml")
+
+
+@bp.get("/lang/<code>")
+def language(code: str):
+    """Remember the chosen language in a cookie and go back (a preference, not a secret)."""
+    if code not in LANGUAGES:
+        return Response(f"unknown language {code!r}: expected it, en or fr", 400,
+                        mimetype="text/plain")
+    response = redirect(safe_next(request.args.get("next")))
+    response.set_cookie("lang", code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True)
+    return response
+
+
+def _submit(kind: str, **args):
+    result = hub().submit(kind, **args)
+    if result.get("accepted"):
+        flash(result.get("message", "ok"), "ok")
+    else:
+        flash(result.get("message", "refused"), "error")
+    return redirect(url_for("table.live"))
+
+
+@bp.post("/table/new-hand")
+@require_pin_form
+def new_hand():
+    return _submit("new_hand")
+
+
+@bp.post("/table/undo")
+@require_pin_form
+def undo():
+    return _submit("undo")
+
+
+@bp.post("/table/event")
+@require_pin_form
+def correction():
+    """A correction typed on a phone: a play, collect, trump or swap the camera missed."""
+    f = request.form
+    kind = f.get("type", "play")
+    event: dict = {"type": kind}
+    if kind in ("play", "swap"):
+        try:
+            event["seat"] = int(f.get("seat", ""))
+        except ValueError:
+            flash("the seat must be a number", "error")
+            return redirect(url_for("table.live"))
+    if kind in ("play", "swap", "trump"):
+        event["card"] = f.get("card", "").strip()
+    return _submit("event", event=event)
