@@ -1,0 +1,105 @@
+"""Subcommands of the vision package: ``mat``, ``enroll`` and ``recognize``.
+
+OpenCV and the TFLite runtime are imported inside the handlers so that
+``briscola-table --help`` stays quick on a Pi.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("mat", help="write the printable play mat (PDF or PNG)")
+    p.add_argument("--out", required=True, help="output file: .pdf, .png or .jpg")
+    p.add_argument("--size", default="A3", help="paper size: A3 (default) or A2")
+    p.add_argument("--dpi", type=float, default=200.0, help="resolution (default 200)")
+    p.set_defaults(handler=cmd_mat)
+
+    p = subparsers.add_parser(
+        "enroll", help="teach the recognizer a deck from 40 images or live from a camera")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--images", metavar="DIR",
+                     help="folder with 1d.png ... 10b.png (rank 1-10, suit d/c/s/b), "
+                          "optionally back.png")
+    src.add_argument("--camera", metavar="SOURCE",
+                     help="guided live enrollment from a camera (index, file or URL)")
+    p.add_argument("--out", required=True, help="deck file to write (.npz)")
+    p.set_defaults(handler=cmd_enroll)
+
+    p = subparsers.add_parser("recognize", help="find and name the cards in photos")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--deck", help="enrolled deck (.npz); default: the built-in deck")
+    p.add_argument("--json", action="store_true", help="print JSON (one list for all images)")
+    p.set_defaults(handler=cmd_recognize)
+
+
+def _fail(msg: str) -> int:
+    print(f"briscola-table: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def cmd_mat(args: argparse.Namespace) -> int:
+    from vision.mat import MatError, write_mat
+
+    try:
+        path = write_mat(args.out, args.size, px_per_mm=args.dpi / 25.4)
+    except (MatError, OSError) as exc:
+        return _fail(str(exc))
+    print(f"wrote {path} ({args.size.upper()})")
+    return 0
+
+
+def cmd_enroll(args: argparse.Namespace) -> int:
+    from vision.enroll import EnrollmentError, enroll_directory, guided_enroll
+
+    try:
+        if args.images:
+            deck = enroll_directory(args.images)
+        else:
+            from vision.sources import open_source
+
+            with open_source(args.camera) as source:
+                deck = guided_enroll(source.frames(), lambda text: print(text, flush=True))
+        deck.save(args.out)
+    except (EnrollmentError, OSError) as exc:
+        return _fail(str(exc))
+    print(f"wrote {args.out}: {len(deck.codes)} cards"
+          f"{' and the back' if deck.has_back else ''}")
+    return 0
+
+
+def cmd_recognize(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.deck import DeckFileError
+    from vision.enroll import load_deck
+    from vision.recognize import Recognizer, find_and_identify
+
+    try:
+        recognizer = Recognizer(load_deck(args.deck))
+    except (DeckFileError, FileNotFoundError) as exc:
+        return _fail(str(exc))
+    results, status = [], 0
+    for name in args.images:
+        image = cv2.imread(name, cv2.IMREAD_COLOR)
+        if image is None:
+            print(f"briscola-table: cannot read image {name}", file=sys.stderr)
+            status = 2
+            continue
+        t0 = time.perf_counter()
+        seen = find_and_identify(image, recognizer)
+        ms = (time.perf_counter() - t0) * 1000
+        cards = [{"card": s.identity.card, "confidence": s.identity.confidence,
+                  "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in s.corners]}
+                 for s in seen if s.identity.card != "back"]
+        results.append({"image": name, "cards": cards, "ms": round(ms, 1)})
+        if not args.json:
+            names = ", ".join(c["card"] or "?" for c in cards) or "no cards"
+            print(f"{name}: {names} ({ms:.1f} ms)")
+    if args.json:
+        print(json.dumps(results))
+    return status

@@ -1,0 +1,68 @@
+"""An enrolled deck: one reference embedding per card face (both ways up) and the back.
+
+Saved as ``.npz`` with the embeddings, their labels (card codes, ``"back"``),
+the sha1 of the model that made them (embeddings of another model are
+meaningless) and the deck's card size ratio.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+BACK = "back"
+
+
+class DeckFileError(ValueError):
+    """A deck file that cannot be used (missing, corrupt, made by another model)."""
+
+
+def model_sha1(model_path: str | Path) -> str:
+    return hashlib.sha1(Path(model_path).read_bytes()).hexdigest()
+
+
+@dataclass
+class EnrolledDeck:
+    embeddings: np.ndarray  # (N, D) float32, L2-normalised
+    labels: np.ndarray  # (N,) str: card code or "back"
+    model_sha: str
+    name: str = "deck"
+    ratio: float = 89 / 58  # card height / width
+
+    @property
+    def codes(self) -> list[str]:
+        return sorted({str(x) for x in self.labels if x != BACK})
+
+    @property
+    def has_back(self) -> bool:
+        return bool(np.any(self.labels == BACK))
+
+    def save(self, path: str | Path) -> Path:
+        """Write atomically: a reader never sees a half-written deck."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".part.npz")
+        np.savez(tmp, embeddings=self.embeddings.astype(np.float32),
+                 labels=self.labels.astype(str), model_sha=np.array(self.model_sha),
+                 name=np.array(self.name), ratio=np.array(self.ratio))
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, model_path: str | Path | None = None) -> EnrolledDeck:
+        path = Path(path)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                deck = cls(z["embeddings"].astype(np.float32), z["labels"].astype(str),
+                           str(z["model_sha"]), str(z["name"]), float(z["ratio"]))
+        except FileNotFoundError:
+            raise DeckFileError(f"deck file not found: {path}") from None
+        except (OSError, KeyError, ValueError) as exc:
+            raise DeckFileError(f"{path} is not a deck file made by 'enroll': {exc}") from None
+        if model_path is not None and deck.model_sha != model_sha1(model_path):
+            raise DeckFileError(f"{path} was enrolled with another recognition model: "
+                                "enroll the deck again")
+        return deck

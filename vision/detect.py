@@ -1,0 +1,215 @@
+"""Finding card quadrilaterals in an image and warping them to canonical patches.
+
+Two front ends feed one back end: ``find_cards`` works on any photo (bright card
+stock against whatever is underneath: Otsu and edge masks), ``find_cards_on_mat``
+works in the rectified mat view (anything that is not mat-coloured). Both hand
+their masks to ``quads_from_mask``, which keeps card-shaped blobs and splits
+blobs of cards that touch or overlap a little by eroding them apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.embed import PATCH_H, PATCH_W
+
+CARD_RATIO = (1.15, 2.15)  # long/short side, allowing ~30 degrees of camera tilt
+
+
+@dataclass
+class Quad:
+    corners: np.ndarray  # 4x2 float32, TL TR BR BL of the upright (portrait) card
+    area: float
+    fill: float  # blob area / quad area: 1 for a clean card
+
+    @property
+    def center(self) -> np.ndarray:
+        return self.corners.mean(axis=0)
+
+
+def order_corners(pts: np.ndarray) -> np.ndarray:
+    """Corners clockwise (image coordinates) starting so that the first side is a short one.
+
+    Of the two ways to stand a card upright the one whose top edge is higher in the
+    image is chosen; recognition matches both ways anyway.
+    """
+    pts = np.asarray(pts, np.float32).reshape(4, 2)
+    c = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    pts = pts[np.argsort(ang)]  # clockwise on screen (y down)
+    side = np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1)
+    if side[0] + side[2] > side[1] + side[3]:
+        pts = np.roll(pts, -1, axis=0)
+    if pts[0, 1] + pts[1, 1] > pts[2, 1] + pts[3, 1]:
+        pts = np.roll(pts, 2, axis=0)
+    return pts
+
+
+def warp_card(image: np.ndarray, corners: np.ndarray, size: tuple[int, int] = (PATCH_W, PATCH_H),
+              ) -> np.ndarray:
+    """The card under ``corners`` (TL TR BR BL) as an upright ``size`` patch."""
+    w, h = size
+    # Warp at twice the size then area-average: warpPerspective alone would alias.
+    dst = np.float32([[0, 0], [2 * w, 0], [2 * w, 2 * h], [0, 2 * h]])
+    m = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
+    big = cv2.warpPerspective(image, m, (2 * w, 2 * h), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
+
+
+def _quad_of(contour: np.ndarray) -> tuple[np.ndarray, float]:
+    """A 4-corner polygon for a blob (perspective-aware when possible) and its fill ratio."""
+    area = cv2.contourArea(contour)
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    approx = cv2.approxPolyDP(hull, 0.03 * peri, True)
+    if len(approx) == 4:
+        quad = approx.reshape(4, 2).astype(np.float32)
+    else:
+        quad = cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32)
+    qa = abs(cv2.contourArea(quad))
+    return quad, float(area / qa) if qa > 0 else 0.0
+
+
+def _card_shaped(quad: np.ndarray, ratio: tuple[float, float]) -> bool:
+    q = order_corners(quad)
+    s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    if min(s) < 4:
+        return False
+    r = (s[1] + s[3]) / (s[0] + s[2])
+    opposite = max(s[0] / s[2], s[2] / s[0], s[1] / s[3], s[3] / s[1])
+    return ratio[0] <= r <= ratio[1] and opposite <= 1.5 and cv2.isContourConvex(
+        q.reshape(-1, 1, 2).astype(np.int32))
+
+
+def quads_from_mask(mask: np.ndarray, min_area: float, max_area: float,
+                    ratio: tuple[float, float] = CARD_RATIO, min_fill: float = 0.88,
+                    max_erode: int = 3, nested: bool = False) -> list[Quad]:
+    """Card-shaped blobs of a binary mask; merged blobs are eroded until they split.
+
+    ``nested`` also looks at holes and blobs inside blobs (cards on a light cloth).
+    """
+    out: list[Quad] = []
+    mode = cv2.RETR_LIST if nested else cv2.RETR_EXTERNAL
+    contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
+    for cnt in contours:
+        area = cv2.contourArea(cnt)
+        if area < min_area:
+            continue
+        quad, fill = _quad_of(cnt)
+        if area <= max_area and fill >= min_fill and _card_shaped(quad, ratio):
+            out.append(Quad(order_corners(quad), area, fill))
+            continue
+        if max_erode <= 0 or area < 1.6 * min_area:
+            continue
+        # Touching or slightly overlapping cards, or a card with a hand on it:
+        # erode the blob alone until card-sized parts come apart, then grow them back.
+        blob = np.zeros_like(mask)
+        cv2.drawContours(blob, [cnt], -1, 255, -1)
+        step = max(2, int(0.04 * np.sqrt(min_area)))
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * step + 1, 2 * step + 1))
+        for k in range(1, max_erode + 1):
+            blob = cv2.erode(blob, kernel)
+            grown = step * k
+            parts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            found = []
+            for p in parts:
+                rect = cv2.minAreaRect(p)
+                (cx, cy), (w, h), a = rect
+                pa = cv2.contourArea(p)
+                rw, rh = w + 2 * grown, h + 2 * grown
+                if not (min_area <= rw * rh <= max_area) or pa < 0.85 * w * h:
+                    continue
+                quad = cv2.boxPoints(((cx, cy), (rw, rh), a)).astype(np.float32)
+                if _card_shaped(quad, ratio):
+                    found.append(Quad(order_corners(quad), rw * rh, pa / max(1.0, w * h)))
+            if found:
+                out.extend(found)
+                break
+    return out
+
+
+def _dedupe(quads: list[Quad]) -> list[Quad]:
+    """One quad per card: a quad holding two others is the cloth they lie on, and of
+    candidates sharing a centre the fullest (then largest) is kept."""
+    if not quads:
+        return []
+    centers = [tuple(float(v) for v in q.center) for q in quads]
+    polys = [q.corners.reshape(-1, 1, 2) for q in quads]
+    n = len(quads)
+    inside = np.array([[i != j and cv2.pointPolygonTest(polys[i], centers[j], False) >= 0
+                        for j in range(n)] for i in range(n)])  # inside[i, j]: j's centre in i
+    areas = np.array([q.area for q in quads])
+    cloth = (inside & (areas[None, :] < 0.6 * areas[:, None])).sum(axis=1) >= 2
+    keep: list[int] = []
+    for i in sorted(range(n), key=lambda i: (-round(quads[i].fill, 2), -areas[i])):
+        if not cloth[i] and not any(inside[k, i] or inside[i, k] for k in keep):
+            keep.append(i)
+    return [quads[i] for i in keep]
+
+
+def find_cards(image: np.ndarray, min_area_frac: float = 0.003,
+               max_area_frac: float = 0.4) -> list[Quad]:
+    """Card quadrilaterals in any photo: light card stock on whatever background."""
+    h, w = image.shape[:2]
+    scale = 1.0
+    small = image
+    if w > 960:  # masks at about 640 px wide are enough to find corners to a pixel or two
+        scale = 640.0 / w
+        small = cv2.resize(image, (640, round(h * scale)), interpolation=cv2.INTER_AREA)
+    sh, sw = small.shape[:2]
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    # Card stock is light and unsaturated: "whiteness" separates it from most cloths.
+    white = cv2.GaussianBlur(cv2.subtract(hsv[..., 2], hsv[..., 1]), (5, 5), 0)
+    area = sh * sw
+    lo, hi = min_area_frac * area, max_area_frac * area
+    quads: list[Quad] = []
+    close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+    for chan in (white, gray):
+        _, m = cv2.threshold(chan, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        quads += quads_from_mask(m, lo, hi, nested=True)
+        # Closed: fine-patterned backs and art touching the edge become solid blobs.
+        quads += quads_from_mask(cv2.morphologyEx(m, cv2.MORPH_CLOSE, close), lo, hi,
+                                 max_erode=0)
+    edges = cv2.dilate(cv2.Canny(gray, 30, 90), np.ones((3, 3), np.uint8))
+    quads += quads_from_mask(255 - edges, lo, hi, nested=True, max_erode=0)
+    quads = _dedupe(quads)
+    for q in quads:
+        q.corners = (q.corners / scale).astype(np.float32)
+        q.area /= scale * scale
+    return quads
+
+
+def mat_color(rectified: np.ndarray) -> np.ndarray:
+    """The mat's colour in Lab, robust to the cards and hands lying on it (median)."""
+    small = rectified[::8, ::8]
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    return np.median(lab, axis=0)
+
+
+def mask_on_mat(rectified: np.ndarray, mat_lab: np.ndarray, chroma: float = 18.0,
+                lighter: float = 45.0) -> np.ndarray:
+    """Pixels that are not mat: other chroma, or much lighter. Shadows stay mat."""
+    lab = cv2.cvtColor(rectified, cv2.COLOR_BGR2LAB).astype(np.int16)
+    d_ab = np.abs(lab[..., 1] - int(mat_lab[1])) + np.abs(lab[..., 2] - int(mat_lab[2]))
+    mask = ((d_ab > chroma) | (lab[..., 0] > int(mat_lab[0]) + lighter)).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+
+
+def find_cards_on_mat(rectified: np.ndarray, px_per_mm: float, card_mm: tuple[float, float],
+                      mat_lab: np.ndarray | None = None) -> tuple[list[Quad], np.ndarray]:
+    """Whole cards lying on the mat (rectified view) and the not-mat mask."""
+    if mat_lab is None:
+        mat_lab = mat_color(rectified)
+    mask = mask_on_mat(rectified, mat_lab)
+    card_area = card_mm[0] * card_mm[1] * px_per_mm ** 2
+    ratio = card_mm[1] / card_mm[0]
+    quads = quads_from_mask(mask, 0.75 * card_area, 1.3 * card_area,
+                            (ratio * 0.85, ratio * 1.15), min_fill=0.85)
+    return quads, mask

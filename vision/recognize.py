@@ -1,0 +1,99 @@
+"""Card identity by nearest neighbour against an enrolled deck, with a verification margin.
+
+A patch is named only when it is close enough to one card (``threshold``) and
+clearly closer to it than to any other card (``margin``); otherwise it is
+unknown. Missing evidence stays missing: the referee never gets a guess.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.deck import BACK, EnrolledDeck
+from vision.embed import MODEL_PATH, Embedder
+
+SCALE = 20.0  # the softmax temperature the model was trained with
+
+
+@dataclass
+class Identity:
+    card: str | None  # card code, "back", or None when unsure
+    confidence: float  # posterior of the best label against all others and "none"
+    similarity: float
+    margin: float
+    flipped: bool  # the best match was the reference turned 180 degrees
+
+
+def model_settings(model_path: str | Path = MODEL_PATH) -> dict:
+    meta = Path(model_path).with_suffix(".json")
+    return json.loads(meta.read_text()) if meta.is_file() else {}
+
+
+class Recognizer:
+    def __init__(self, deck: EnrolledDeck, embedder: Embedder | None = None,
+                 threshold: float | None = None, margin: float | None = None) -> None:
+        self.embedder = embedder or Embedder()
+        meta = model_settings(self.embedder.model_path)
+        self.threshold = threshold if threshold is not None else meta.get("threshold", 0.6)
+        self.margin = margin if margin is not None else meta.get("margin", 0.05)
+        self.null_level = float(meta.get("null_level", 0.5))
+        self.deck = deck
+        self._names = sorted(set(deck.labels.tolist()))
+        self._index = np.array([self._names.index(x) for x in deck.labels])
+        # Enrolment stores each reference upright then turned: odd rows are turned.
+        self._flipped = np.arange(len(deck.labels)) % 2 == 1
+        self._groups = [np.nonzero(self._index == k)[0] for k in range(len(self._names))]
+
+    def identify(self, patches: np.ndarray) -> list[Identity]:
+        return self.identify_embeddings(self.embedder(patches))
+
+    def identify_embeddings(self, emb: np.ndarray) -> list[Identity]:
+        sims = emb @ self.deck.embeddings.T  # (M, N)
+        out = []
+        n = len(self._names)
+        for row in sims:
+            per = np.full(n, -1.0)
+            best_row = np.full(n, -1, int)
+            for k in range(n):  # best reference of each label (40 cards + back: cheap)
+                idx = self._groups[k]
+                j = idx[np.argmax(row[idx])]
+                per[k], best_row[k] = row[j], j
+            order = np.argsort(per)[::-1]
+            b, s = order[0], order[1] if n > 1 else order[0]
+            logits = np.append(per, self.null_level) * SCALE
+            p = np.exp(logits - logits.max())
+            conf = float(p[b] / p.sum())
+            sim, gap = float(per[b]), float(per[b] - per[s])
+            ok = sim >= self.threshold and gap >= self.margin
+            out.append(Identity(self._names[b] if ok else None, round(conf, 4), sim, gap,
+                                bool(self._flipped[best_row[b]])))
+        return out
+
+    @staticmethod
+    def is_face(identity: Identity) -> bool:
+        return identity.card is not None and identity.card != BACK
+
+
+@dataclass
+class SeenCard:
+    corners: np.ndarray  # image pixels TL TR BR BL of the card as printed (when known)
+    identity: Identity
+
+
+def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCard]:
+    """Every card in a photo (any background, any rotation) with its identity."""
+    from vision.detect import find_cards, warp_card
+
+    quads = find_cards(image)
+    if not quads:
+        return []
+    ids = recognizer.identify(np.stack([warp_card(image, q.corners) for q in quads]))
+    out = []
+    for q, ident in zip(quads, ids, strict=True):
+        corners = np.roll(q.corners, -2, axis=0) if ident.flipped else q.corners
+        out.append(SeenCard(corners, ident))
+    return out
