@@ -1,0 +1,112 @@
+"""Subcommands of the firmware bridge: ``emulator``, ``display-test``, ``indicators-demo``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "emulator", help="run the table board's firmware on a pseudo-terminal",
+        description="Build (with gcc) and run the board firmware's host emulator; prints "
+                    "the serial port to give to serial.port. Ctrl-C stops it.")
+    p.add_argument("--link", metavar="PATH", help="stable symlink to the pty "
+                   "(default: a temporary one)")
+    p.add_argument("--pace", type=int, default=0, metavar="BAUD",
+                   help="simulate the wire time of this baud rate (default: none)")
+    p.add_argument("--flip", type=float, default=0.0, help="bit-flip probability per byte")
+    p.add_argument("--drop", type=float, default=0.0, help="drop probability per byte")
+    p.set_defaults(handler=run_emulator)
+
+    p = sub.add_parser(
+        "display-test", help="draw the table screen's layouts to PNG files",
+        description="Renders sample table states as the 128x64 OLED shows them, to PNGs "
+                    "(and to the board, with --port).")
+    p.add_argument("--out", type=Path, default=Path("out/display"), metavar="DIR")
+    p.add_argument("--scale", type=int, default=4, help="pixel size in the PNGs (default 4)")
+    p.add_argument("--port", help="also show each one on the board at this serial port")
+    p.set_defaults(handler=run_display_test)
+
+    p = sub.add_parser(
+        "indicators-demo", help="play a scripted hand on mock LEDs and the emulated board",
+        description="Feeds a scripted hand to the referee and shows every decision on mock "
+                    "GPIO LEDs (printed), the firmware emulator and a PNG.")
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 6))
+    p.add_argument("--delay", type=float, default=0.2, help="seconds between events")
+    p.add_argument("--image", type=Path, default=Path("out/table.png"),
+                   help="PNG of the screen, rewritten on every change")
+    p.add_argument("--no-emulator", action="store_true", help="GPIO mocks and PNG only")
+    p.set_defaults(handler=run_indicators_demo)
+
+
+def run_emulator(args: argparse.Namespace) -> int:
+    import signal
+    import time
+
+    from .emulator import BuildError, Emulator
+
+    try:
+        emu = Emulator(args.link, flip=args.flip, drop=args.drop, pace_baud=args.pace).start()
+    except BuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"board emulator on {emu.port} -> {emu.pty}", flush=True)
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        while emu.proc is not None and emu.proc.poll() is None:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        emu.close()
+    return 0
+
+
+def run_display_test(args: argparse.Namespace) -> int:
+    import time
+
+    from .display import png_bytes
+    from .screen import render
+    from .table_state import TableState
+
+    scenes = {
+        "idle": TableState(),
+        "turn": TableState(players=4, dealer=1, turn=2, trick_seat=1, trick_no=3,
+                           draw_order=(1, 2, 3, 0), trump_suit="s", trump_rank=9),
+        "violation": TableState(players=2, trump_suit="d", trump_rank=1, error_kind=1,
+                                error_seat=1, error_text="seat 1 played 7c but it is "
+                                "seat 0's turn"),
+        "result": TableState(players=4, outcome=1, winners=(0, 2), points=(40, 20, 30, 30),
+                             team_points=(70, 50), trump_suit="b", trump_rank=10),
+        "text": TableState(text=("Briscola table", "", "Press New hand", "to start")),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    link = None
+    if args.port:
+        from .link import BoardLink
+        link = BoardLink(args.port).start()
+    try:
+        for name, state in scenes.items():
+            path = args.out / f"{name}.png"
+            path.write_bytes(png_bytes(render(state), args.scale))
+            print(path)
+            if link is not None:
+                link.set_state(state)
+                print("  on the board" if link.wait_synced(3) else "  board not answering")
+                time.sleep(2)
+    finally:
+        if link is not None:
+            link.close()
+    return 0
+
+
+def run_indicators_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(args.players, args.delay, args.image, emulator=not args.no_emulator)

@@ -1,0 +1,106 @@
+"""A hand of Briscola shown on the table's indicators, without any hardware.
+
+Drives the real referee with a scripted hand (a couple of mistakes included)
+and fans each decision out through ``Indicators``: mock GPIO pins (printed),
+the firmware emulator's OLED and ring over a pty, and a PNG of the screen.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+def scripted_hand(players: int = 2, seed: int = 1,
+                  mistakes: dict[int, str] | None = None) -> Iterator[dict[str, Any]]:
+    """Events of a legal hand (with mistakes before the given play numbers); the
+    turn comes from ``send`` (the referee's decision), so use ``.send(turn)``."""
+    from table_controller.cards import deck_for
+
+    mistakes = {3: "out_of_turn", 7: "duplicate_card"} if mistakes is None else mistakes
+    rng = random.Random(seed)
+    deck = list(deck_for(players))
+    rng.shuffle(deck)
+    face_up = deck.pop()
+    yield {"type": "hand", "players": players, "dealer": players - 1}
+    taker = yield {"type": "trump", "card": str(face_up)}
+    pool, played, turn = deck + [face_up], [], 0
+    while pool:
+        card = face_up if face_up in pool and taker == turn else next(
+            c for c in pool if c is not face_up)
+        kind = mistakes.get(len(played))
+        if kind == "out_of_turn":
+            yield {"type": "play", "seat": (turn + 1) % players, "card": str(card)}
+        elif kind == "duplicate_card" and played:
+            yield {"type": "play", "seat": turn, "card": str(played[-1])}
+        reply = yield {"type": "play", "seat": turn, "card": str(card)}
+        pool.remove(card)
+        played.append(card)
+        turn, taker = reply
+
+
+def run_demo(players: int = 2, delay: float = 0.3, image: Path | None = None,
+             emulator: bool = True, out=print) -> int:
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from table_controller.referee import Referee
+
+    from .config import IndicatorsConfig
+    from .display import ImageDisplay
+    from .indicators import Indicators
+
+    factory = MockFactory(pin_class=MockPWMPin)
+    config = IndicatorsConfig.recommended()
+    extra = [ImageDisplay(image)] if image else []
+    emu = None
+    if emulator:
+        from .emulator import Emulator, compiler
+        if compiler() is None:
+            out("(no gcc: running without the firmware emulator)")
+        else:
+            emu = Emulator().start()
+            config = IndicatorsConfig.recommended(serial_port=emu.port, display="board")
+    ind = Indicators.from_config(config, pin_factory=factory, extra=extra)
+    ind.on_button(lambda name: out(f"  button: {name}"))
+    ref = Referee(players=players)
+    script = scripted_hand(players)
+    try:
+        event = next(script)
+        while True:
+            decision = ref.feed_json(event)
+            ind.apply(decision, ref.hand)
+            leds = "".join("T" if factory.pin(p).state else "." for p in
+                           config.seat_leds[:players])
+            wins = "".join("W" if factory.pin(p).state else "." for p in
+                           config.winner_leds[:players])
+            what = (f"REFUSED {decision.violation.kind}: {decision.violation.message}"
+                    if not decision.accepted else
+                    f"trick to P{decision.trick_winner + 1}" if decision.trick_winner is not None
+                    else "ok")
+            out(f"{event.get('type'):5} {event.get('seat', ''):>2} {event.get('card', ''):>4}"
+                f"  turn[{leds}] won[{wins}]  {what}")
+            if ind.link is not None:
+                ind.link.wait_synced(1.0)
+            time.sleep(delay)
+            try:
+                if event["type"] == "hand" or not decision.accepted:
+                    event = next(script)
+                else:
+                    hand = ref.hand
+                    event = script.send((decision.turn if decision.turn is not None else 0,
+                                         hand.briscola_taker))
+            except StopIteration:
+                break
+        result = ref.hand.outcome()
+        out(f"hand over: {result.result}, points {result.points}, winners {result.winners}")
+        if emu is not None:
+            out(f"board state digest {emu.state()['digest']}, link stats "
+                f"{ {k: v for k, v in ind.link.stats.as_dict().items() if v} }")
+    finally:
+        ind.close()
+        if emu is not None:
+            emu.close()
+    return 0
