@@ -23,6 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--public-url", help="the address in the QR code (default: found)")
     p.add_argument("--no-mdns", action="store_true",
                    help="do not announce briscola.local on the network")
+    p.add_argument("--demo", type=float, metavar="SECONDS",
+                   help="play simulated hands, one event every SECONDS (no camera needed)")
     p.add_argument("--set-pin", action="store_true",
                    help="set the table's PIN (asked on the terminal) and exit")
     p.set_defaults(handler=run)
@@ -58,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             announcer = None
     app = create_app(config, store=store)
+    if args.demo:
+        from web_dashboard.demo import run_demo
+        run_demo(app.extensions["briscola"]["session"], args.demo)
     try:
         server = make_server(args.host, args.port, app, threaded=True)
     except OSError as exc:
