@@ -26,21 +26,10 @@ with a :class:`ConfigError` that names the file, the section and the key::
     [vision]
     deck = "builtin"            # "builtin" or the path of an enrolled deck.npz
 
-    [gpio]
-    pin_factory = "auto"        # auto (mock when not on a Pi), mock, lgpio, rpigpio, pigpio
-    turn_leds = [17, 27]        # one LED pin per seat (BCM numbering)
-    buzzer = 24
-    confirm_button = 5
-    undo_button = 6
-    new_hand_button = 13
-
-    [serial]
-    port = "auto"               # "auto", "none", "emulator" or a device such as /dev/ttyACM0
-    baud = 115200
-
-    [display]
-    backend = "auto"            # auto, bridge, luma, image, none
-    image = "display.png"       # where the image backend writes the screen
+    [indicators]                # LEDs, buzzer, buttons, the board and the display:
+    [gpio]                      # see firmware_bridge/config.py for every key, e.g.
+    [serial]                    #   [gpio] seat_leds = [17, 27], buzzer = 18
+    [display]                   #   [serial] port = "auto"
 
     [dashboard]
     enabled = true
@@ -58,10 +47,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from firmware_bridge.config import ConfigError as IndicatorsConfigError
+from firmware_bridge.config import IndicatorsConfig
 from table_controller.rules import Direction, Variant
 
-PIN_FACTORIES = ("auto", "mock", "lgpio", "rpigpio", "pigpio", "native")
-DISPLAY_BACKENDS = ("auto", "bridge", "luma", "image", "none")
 LANGUAGES = ("it", "en", "fr")
 MAT_SIZES = ("A3", "A2")
 
@@ -93,28 +82,6 @@ class CameraConfig:
 
 
 @dataclass(frozen=True)
-class GpioConfig:
-    pin_factory: str = "auto"
-    turn_leds: tuple[int, ...] = (17, 27, 22, 23, 20, 21)
-    buzzer: int | None = 24
-    confirm_button: int | None = 5
-    undo_button: int | None = 6
-    new_hand_button: int | None = 13
-
-
-@dataclass(frozen=True)
-class SerialConfig:
-    port: str = "auto"
-    baud: int = 115200
-
-
-@dataclass(frozen=True)
-class DisplayConfig:
-    backend: str = "auto"
-    image: str = "display.png"
-
-
-@dataclass(frozen=True)
 class DashboardConfig:
     enabled: bool = True
     host: str = "0.0.0.0"
@@ -128,9 +95,7 @@ class Config:
     camera: CameraConfig = field(default_factory=CameraConfig)
     mat_size: str = "A3"
     deck: str = "builtin"
-    gpio: GpioConfig = field(default_factory=GpioConfig)
-    serial: SerialConfig = field(default_factory=SerialConfig)
-    display: DisplayConfig = field(default_factory=DisplayConfig)
+    indicators: IndicatorsConfig = field(default_factory=IndicatorsConfig)
     dashboard: DashboardConfig = field(default_factory=DashboardConfig)
     database: str = "briscola-table.db"
     source: str = "<defaults>"  # where it was read from, for messages
@@ -170,12 +135,6 @@ class _Reader:
         value = self.take(key, default, str, "one of " + ", ".join(choices))
         if value not in choices:
             self.fail(key, f"expected one of {', '.join(choices)}, got {value!r}")
-        return value
-
-    def pin(self, key: str, default: int | None) -> int | None:
-        value = self.take(key, default, (int, type(None)), "a BCM pin number 0..27")
-        if value is not None and not 0 <= value <= 27:
-            self.fail(key, f"expected a BCM pin number 0..27, got {value}")
         return value
 
     def done(self) -> None:
@@ -231,42 +190,6 @@ def _camera(r: _Reader) -> CameraConfig:
     return cfg
 
 
-def _gpio(r: _Reader, players: int) -> GpioConfig:
-    factory = r.choice("pin_factory", "auto", PIN_FACTORIES)
-    leds = r.take("turn_leds", list(GpioConfig.turn_leds[:players]), list,
-                  "a list of BCM pin numbers, one per seat")
-    if len(leds) < players or not all(isinstance(p, int) and not isinstance(p, bool)
-                                      and 0 <= p <= 27 for p in leds):
-        r.fail("turn_leds", f"expected {players} BCM pin numbers 0..27 (one per seat), "
-                            f"got {leds!r}")
-    cfg = GpioConfig(factory, tuple(leds[:players]), r.pin("buzzer", 24),
-                     r.pin("confirm_button", 5), r.pin("undo_button", 6),
-                     r.pin("new_hand_button", 13))
-    used = [p for p in (*cfg.turn_leds, cfg.buzzer, cfg.confirm_button, cfg.undo_button,
-                        cfg.new_hand_button) if p is not None]
-    dup = sorted({p for p in used if used.count(p) > 1})
-    if dup:
-        r.fail(None, f"pin {dup[0]} is used twice")
-    r.done()
-    return cfg
-
-
-def _serial(r: _Reader) -> SerialConfig:
-    port = r.take("port", "auto", str, "\"auto\", \"none\", \"emulator\" or a device path")
-    baud = r.take("baud", 115200, int, "a baud rate")
-    if baud not in (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600):
-        r.fail("baud", f"expected a standard baud rate such as 115200, got {baud}")
-    r.done()
-    return SerialConfig(port, baud)
-
-
-def _display(r: _Reader) -> DisplayConfig:
-    cfg = DisplayConfig(r.choice("backend", "auto", DISPLAY_BACKENDS),
-                        r.take("image", "display.png", str, "a PNG path"))
-    r.done()
-    return cfg
-
-
 def _dashboard(r: _Reader) -> DashboardConfig:
     enabled = r.take("enabled", True, bool, "true or false")
     host = r.take("host", "0.0.0.0", str, "an address to listen on")
@@ -278,8 +201,21 @@ def _dashboard(r: _Reader) -> DashboardConfig:
     return DashboardConfig(enabled, host, port, pin)
 
 
-SECTIONS = ("table", "camera", "mat", "vision", "gpio", "serial", "display", "dashboard",
-            "storage")
+SECTIONS = ("table", "camera", "mat", "vision", "indicators", "gpio", "serial", "display",
+            "dashboard", "storage")
+INDICATOR_SECTIONS = ("indicators", "gpio", "serial", "display")
+
+
+def _indicators(data: dict[str, Any], origin: str, players: int) -> IndicatorsConfig:
+    """The indicators' sections, validated by their own module (one owner per key)."""
+    try:
+        cfg = IndicatorsConfig.from_mapping({k: data[k] for k in INDICATOR_SECTIONS if k in data})
+    except (IndicatorsConfigError, TypeError) as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
+    if cfg.seats and cfg.seats < players:
+        raise ConfigError(f"{origin}: gpio.seat_leds: {cfg.seats} LEDs for {players} players "
+                          "(one per seat)")
+    return cfg
 
 
 def config_from_dict(data: dict[str, Any], origin: str = "<config>") -> Config:
@@ -296,15 +232,12 @@ def config_from_dict(data: dict[str, Any], origin: str = "<config>") -> Config:
     vision = _Reader(origin, "vision", data.get("vision", {}))
     deck = vision.take("deck", "builtin", str, "\"builtin\" or the path of a deck.npz")
     vision.done()
-    gpio = _gpio(_Reader(origin, "gpio", data.get("gpio", {})), table.players)
-    serial = _serial(_Reader(origin, "serial", data.get("serial", {})))
-    display = _display(_Reader(origin, "display", data.get("display", {})))
+    indicators = _indicators(data, origin, table.players)
     dashboard = _dashboard(_Reader(origin, "dashboard", data.get("dashboard", {})))
     storage = _Reader(origin, "storage", data.get("storage", {}))
     database = storage.take("database", "briscola-table.db", str, "a file path")
     storage.done()
-    return Config(table, camera, mat_size, deck, gpio, serial, display, dashboard, database,
-                  origin)
+    return Config(table, camera, mat_size, deck, indicators, dashboard, database, origin)
 
 
 def load_config(path: str | Path | None) -> Config:

@@ -13,16 +13,18 @@ def test_example_config_loads():
     assert cfg.table.players == 2 and cfg.table.names == ("Tu", "Ada")
     assert cfg.table.variants == {Variant.SWAP7} and cfg.table.match == 3
     assert cfg.table.first_dealer is None and cfg.table.direction is Direction.COUNTERCLOCKWISE
-    assert cfg.camera.source == 0 and cfg.gpio.turn_leds == (17, 27)
-    assert cfg.serial.baud == 115200 and cfg.dashboard.port == 8000
+    assert cfg.camera.source == 0 and cfg.indicators.seat_leds == (17, 27)
+    assert cfg.indicators.baud == 115200 and cfg.indicators.display_backend == "board"
+    assert cfg.indicators.buttons == {"confirm": 16, "undo": 20, "new_hand": 12}
+    assert cfg.dashboard.port == 8000
 
 
 def test_empty_config_is_all_defaults():
     cfg = config_from_dict({})
     default = Config()
-    assert (cfg.table, cfg.camera, cfg.serial, cfg.dashboard, cfg.database) == (
-        default.table, default.camera, default.serial, default.dashboard, default.database)
-    assert cfg.gpio.turn_leds == (17, 27)  # one LED per seat
+    assert (cfg.table, cfg.camera, cfg.indicators, cfg.dashboard, cfg.database) == (
+        default.table, default.camera, default.indicators, default.dashboard, default.database)
+    assert cfg.indicators.seats == 0  # nothing wired unless configured
     assert load_config(None) == default
 
 
@@ -39,12 +41,13 @@ def test_empty_config_is_all_defaults():
     ({"table": {"playrs": 2}}, "[table] playrs"),
     ({"camera": {"fps": 0}}, "[camera] fps"),
     ({"camera": {"source": -1}}, "[camera] source"),
-    ({"gpio": {"turn_leds": [17]}}, "[gpio] turn_leds"),
-    ({"gpio": {"buzzer": 40}}, "[gpio] buzzer"),
-    ({"gpio": {"buzzer": 17}}, "pin 17 is used twice"),
-    ({"gpio": {"pin_factory": "magic"}}, "[gpio] pin_factory"),
-    ({"serial": {"baud": 1234}}, "[serial] baud"),
-    ({"display": {"backend": "crt"}}, "[display] backend"),
+    ({"gpio": {"seat_leds": [17]}}, "gpio.seat_leds"),
+    ({"gpio": {"buzzer": 40}}, "gpio.buzzer"),
+    ({"gpio": {"seat_leds": [17, 27], "buzzer": 17}}, "pin 17"),
+    ({"gpio": {"pin_factory": "magic"}}, "gpio.pin_factory"),
+    ({"gpio": {"leds": [1]}}, "gpio.leds"),
+    ({"serial": {"baud": 1234}}, "serial.baud"),
+    ({"display": {"backend": "crt"}}, "indicators.display"),
     ({"dashboard": {"pin": "12"}}, "[dashboard] pin"),
     ({"dashboard": {"pin": 1234}}, "[dashboard] pin"),
     ({"mat": {"size": "A4"}}, "[mat] size"),

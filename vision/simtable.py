@@ -269,11 +269,17 @@ class SimulatedTable:
                 bz = self.layout.zones["briscola"]
                 sz = self.layout.zones["stock"]
 
-                def lay(event=event, bz=bz, sz=sz):
+                def turn_up(event=event, bz=bz):
                     self._put("briscola", Resting(str(event.card), bz.center, 90.0))
-                    self._put("stock", Resting("back", sz.center, sz.angle))
                     return [self._truth(event)]
-                yield from self._gesture(dealer_place, sz.center, lay)
+
+                def lay_stock(sz=sz):
+                    self._put("stock", Resting("back", sz.center, sz.angle))
+                    return []
+                # The briscola is turned face up first, then the stock goes on top of it.
+                yield from self._gesture(dealer_place, bz.center, turn_up)
+                yield from self._still(self.pace.pause)
+                yield from self._gesture(dealer_place, sz.center, lay_stock)
                 yield from self._still(self.pace.pause)
             elif isinstance(event, Call):
                 yield self._spec(truth=[self._truth(event)])

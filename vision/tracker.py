@@ -100,6 +100,15 @@ class Tracker:
             z.last_center = None
         self._collect_pending = False
 
+    def briscola_candidates(self) -> tuple[str, ...]:
+        """The cards that may lie face up under the stock now: the briscola itself, and
+        the 7 and the 2 of trump that a swap may put there."""
+        hand = self.hand()
+        if hand is None or hand.trump is None or hand.briscola is None or hand.is_over():
+            return ()
+        suit = hand.trump.value
+        return tuple(dict.fromkeys((str(hand.briscola), f"7{suit}", f"2{suit}")))
+
     # -- per frame -----------------------------------------------------------------
 
     def update(self, obs: FrameObs) -> list[dict[str, Any]]:
