@@ -191,7 +191,12 @@ def pick_language(request: Request) -> str:
     chosen = request.cookies.get("lang")
     if chosen in LANGUAGES:
         return chosen
-    return request.accept_languages.best_match(LANGUAGES) or DEFAULT
+    # By the browser's order of preference; "fr-CH" counts as "fr".
+    for value, _quality in request.accept_languages:
+        code = value[:2].lower()
+        if code in LANGUAGES:
+            return code
+    return DEFAULT
 
 
 def translate(lang: str, key: str, **values: object) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from flask import Blueprint, Response, current_app, request, stream_with_context
+from flask import Blueprint, Response, current_app, request
 
 bp = Blueprint("stream", __name__)
 
@@ -42,7 +42,7 @@ def events():
                 yield message.wire
             seen = fresh[-1].n
 
-    response = Response(stream_with_context(generate()), mimetype="text/event-stream")
+    response = Response(generate(), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"
     return response
