@@ -146,6 +146,7 @@ class BoardLink:
         self._cond = threading.Condition()
         self._desired = BLANK
         self._confirmed: TableState | None = None
+        self._brightness_known = False  # CLEAR keeps the board's brightness, unknown to us
         self._blocked: TableState | None = None  # a desired state the board refused
         self._pings: dict[int, _Ping] = {}
         self._ping_queue: list[int] = []
@@ -200,10 +201,14 @@ class BoardLink:
     def connected(self) -> bool:
         return self._handshaken
 
+    def _in_sync(self) -> bool:
+        return (self._handshaken and self._brightness_known
+                and self._confirmed == self._desired)
+
     @property
     def synced(self) -> bool:
         with self._cond:
-            return self._handshaken and self._confirmed == self._desired
+            return self._in_sync()
 
     def wait_connected(self, timeout: float) -> bool:
         with self._cond:
@@ -212,8 +217,7 @@ class BoardLink:
     def wait_synced(self, timeout: float) -> bool:
         """True once the board has acknowledged everything of the desired state."""
         with self._cond:
-            return self._cond.wait_for(
-                lambda: self._handshaken and self._confirmed == self._desired, timeout)
+            return self._cond.wait_for(self._in_sync, timeout)
 
     def ping(self, payload: bytes = b"", timeout: float = 1.0) -> float:
         """Round-trip time in seconds of a PING answered by a PONG; ``LinkError`` if none."""
@@ -277,7 +281,7 @@ class BoardLink:
     def _try_open(self, now: float) -> None:
         try:
             port = self._open_port(self.port_name, self.baud)
-        except (OSError, ValueError, Exception) as exc:  # SerialException is an OSError
+        except Exception as exc:  # SerialException, OSError, ValueError: retry later
             log.debug("cannot open %s: %s", self.port_name, exc)
             self._next_open = now + self.reopen_interval
             return
@@ -393,6 +397,8 @@ class BoardLink:
     def _send_next_state(self, now: float) -> None:
         with self._cond:
             want, board = self._desired, self._confirmed
+            if board is not None and not self._brightness_known:
+                board = board.replace(brightness=(want.brightness + 1) % 256)  # so it is sent
         if want is self._blocked:
             return
         msg = next_message(board, want)
@@ -456,6 +462,7 @@ class BoardLink:
         with self._cond:
             self._handshaken = True
             self._confirmed = None  # re-send the whole table state
+            self._brightness_known = False
             self._blocked = None
             self._cond.notify_all()
 
@@ -470,13 +477,11 @@ class BoardLink:
         with self._cond:
             if payload[1] == Status.OK:
                 self.stats.acks += 1
+                # after a handshake the first message is a CLEAR: from there on known
                 base = self._confirmed if self._confirmed is not None else BLANK
-                new = base.apply(out.msg_type, out.payload)
-                if self._confirmed is None and out.msg_type in (MsgType.CLEAR, MsgType.NEW_HAND):
-                    # the board's brightness is still unknown: mark it as different
-                    new = new.replace(brightness=(out.state.brightness + 1) % 256)
-                self._confirmed = new if self._confirmed is not None or out.msg_type in (
-                    MsgType.CLEAR, MsgType.NEW_HAND) else None
+                self._confirmed = base.apply(out.msg_type, out.payload)
+                if out.msg_type == MsgType.BRIGHTNESS:
+                    self._brightness_known = True
             else:
                 self.stats.naks += 1
                 log.error("board refused %s %s: status %s", MsgType(out.msg_type).name,
@@ -498,11 +503,12 @@ class BoardLink:
             self._begin_session(now)
             return
         with self._cond:
-            steady = self._inflight is None and self._confirmed == self._desired
-            if steady and self._confirmed is not None and hb.digest != self._confirmed.digest():
+            steady = self._inflight is None and self._in_sync()
+            if steady and hb.digest != self._confirmed.digest():
                 self.stats.digest_mismatches += 1
                 log.warning("board state digest differs; re-sending the table state")
                 self._confirmed = None
+                self._brightness_known = False
         if self._confirmed is None:
             self._send_next_state(now)
 
