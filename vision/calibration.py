@@ -35,6 +35,9 @@ class Calibrator:
         dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, ARUCO_DICT))
         params = cv2.aruco.DetectorParameters()
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        # The white margin round each marker is a square too; do not let the detector
+        # drop the marker as a near-duplicate of it.
+        params.minMarkerDistanceRate = 0.01
         self._detector = cv2.aruco.ArucoDetector(dictionary, params)
         self.current: Calibration | None = None
         self.updates = 0

@@ -130,7 +130,7 @@ def draw_mat(layout: MatLayout, px_per_mm: float = 6.0) -> np.ndarray:
     for mid, corners in layout.markers.items():
         x0, y0 = corners[0] * s
         side = round(layout.marker_mm * s)
-        quiet = round(4 * s)  # white quiet zone so the detector sees the black border
+        quiet = round(8 * s)  # white quiet zone so the detector sees the black border
         cv2.rectangle(img, (round(x0) - quiet, round(y0) - quiet),
                       (round(x0) + side + quiet, round(y0) + side + quiet), (255, 255, 255), -1)
         marker = cv2.aruco.generateImageMarker(dictionary, mid, side, borderBits=1)
