@@ -1,0 +1,171 @@
+"""Nothing a phone can reach reveals points (or face-down cards) before the hand ends.
+
+A hand is played through the standalone session; after every event every read
+endpoint is fetched, and every SSE message sent on a real connection is kept.
+All of it must be free of points until the last trick, and cards may only be
+the ones lying face up on the table. Then the reveal must give the right score.
+"""
+
+import http.client
+import json
+import random
+import re
+import threading
+
+import pytest
+from werkzeug.serving import make_server
+
+from table_controller.rules import HandRules
+from table_controller.simulation import play_hand
+from web_dashboard import create_app, hub_of
+
+POINT_KEYS = {"points", "team_points", "running", "score", "pts"}
+CARD_KEYS = {"card", "briscola", "called"}
+# Public lists of small numbers that may equal the points by chance (e.g. [2, 0, 0]).
+PUBLIC_COUNTS = {"tricks_won", "hands_won", "trick_winners", "draw_order", "winners", "names"}
+
+
+def walk(doc, path=""):
+    """(key path, key, value) for every key in a JSON document."""
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            yield f"{path}.{k}", k, v
+            yield from walk(v, f"{path}.{k}")
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from walk(v, f"{path}[{i}]")
+
+
+def assert_hidden(doc, visible: set[str], where: str, points: list[int] | None = None) -> None:
+    """No key about points, no list equal to the seats' points so far, no reveal, and
+    only cards in ``visible``."""
+    for path, key, value in walk(doc):
+        assert key not in POINT_KEYS and "point" not in key and "score" not in key, \
+            f"{where}: points leaked at {path}"
+        if points and any(points) and isinstance(value, list) and key not in PUBLIC_COUNTS:
+            assert value != points, f"{where}: the seats' points so far at {path}"
+        if key == "reveal":
+            assert value is None, f"{where}: a reveal before the hand ended at {path}"
+        if key == "result" and path.endswith("].result"):
+            assert value is None or value.get("complete", True), where
+        if key in CARD_KEYS and value is not None:
+            assert value in visible, f"{where}: {value} at {path} is not face up on the table"
+
+
+def boot_json(html: str) -> dict:
+    m = re.search(r'<script type="application/json" id="boot">(.*?)</script>', html, re.S)
+    return json.loads(m.group(1))
+
+
+class StreamReader(threading.Thread):
+    """A phone: one real SSE connection, every state message kept."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.messages: list[dict] = []
+        self.connected = threading.Event()
+
+    def run(self) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn.request("GET", "/stream")
+        response = conn.getresponse()
+        self.connected.set()
+        event, data = None, []
+        for raw in response:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("data: "):
+                data.append(line[6:])
+            elif not line:
+                if event == "state":
+                    self.messages.append(json.loads("\n".join(data)))
+                event, data = None, []
+        conn.close()
+
+
+def table_cards(referee) -> set[str]:
+    """What lies face up right now: the trick, the face-up briscola, the called card."""
+    view = referee.hand.view()
+    cards = {str(p.card) for p in view.trick}
+    if view.briscola is not None:
+        cards.add(str(view.briscola))
+    if view.called is not None:
+        cards.add(str(view.called))
+    return cards
+
+
+@pytest.mark.parametrize("players,seed", [(2, 21), (3, 22), (4, 23), (5, 24)])
+def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed):
+    app = create_app({"DATABASE": str(tmp_path / "leak.sqlite3"), "TESTING": True,
+                      "SSE_KEEPALIVE": 0.2})
+    hub = hub_of(app)
+    hub._backlog = type(hub._backlog)(hub._backlog, maxlen=10_000)  # keep every message
+    session = app.extensions["briscola"]["session"]
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    phone = StreamReader(server.server_port)
+    phone.start()
+    assert phone.connected.wait(5)
+    client = app.test_client()
+    names = [f"P{s}" for s in range(players)]
+    result = hub.submit("setup", players=players, names=names, variants=[], length=3,
+                        deck="builtin", dealer=0)
+    match_id = result["match"]
+    sim = play_hand(HandRules(players), 0, random.Random(seed), style="sensible")
+    # Seen on the table at each step; a rejected card was physically put down too.
+    seen_per_seq: dict[int, set[str]] = {}
+    points_per_seq: dict[int, list[int]] = {}
+    try:
+        events = [e.to_json() for e in sim.events[1:]]
+        # A mistake mid-hand: its violation is public, its card lies on the table.
+        events.insert(len(events) // 2, {"type": "play", "seat": 0, "card": "1d"})
+        for obj in events:
+            decision = session.feed(obj)
+            referee = session.referee
+            visible = table_cards(referee)
+            if decision.violation and decision.violation.card is not None:
+                visible.add(str(decision.violation.card))
+            if hub.snapshot().get("violation") and hub.snapshot()["violation"]["card"]:
+                visible.add(hub.snapshot()["violation"]["card"])
+            if getattr(decision.event, "card", None) is not None and decision.accepted:
+                visible.add(str(decision.event.card))
+            seen_per_seq[hub.last.n] = visible
+            if referee.hand.is_over():
+                break
+            where = f"after {obj}"
+            points = list(referee.hand.points)  # the referee's secret, for comparison only
+            points_per_seq[hub.last.n] = points
+            assert_hidden(client.get("/api/v1/table").get_json(), visible, where, points)
+            assert_hidden(client.get("/api/v1/matches").get_json(), visible, where, points)
+            assert_hidden(client.get(f"/api/v1/matches/{match_id}").get_json(), visible, where,
+                          points)
+            r = client.get(f"/api/v1/matches/{match_id}/hands/0")
+            assert r.status_code == 409 and "points" not in r.get_json()
+            assert client.get(f"/api/v1/matches/{match_id}/record.bgn").data == b""
+            assert_hidden(boot_json(client.get("/").get_data(as_text=True))["state"], visible,
+                          where, points)
+            page = client.get(f"/history/{match_id}").get_data(as_text=True)
+            assert 'class="pts"' not in page and "–" not in page.split("<ol class=\"hands\">")[1]
+            assert client.get(f"/history/{match_id}/hands/0").status_code == 404
+        assert referee.hand.is_over()
+    finally:
+        hub.close()
+        phone.join(10)
+        server.shutdown()
+    # Every message the phone received before the last trick hides the points too.
+    assert phone.messages, "the phone received nothing"
+    received = [m["seq"] for m in phone.messages]
+    assert received == sorted(received) and received[-1] == hub.last.n
+    for message in phone.messages[:-1]:
+        if message["seq"] in seen_per_seq:
+            assert_hidden(message, seen_per_seq[message["seq"]], f"SSE {message['seq']}",
+                          points_per_seq.get(message["seq"]))
+        else:  # the connection's first snapshot, before the match
+            assert_hidden(message, set(), f"SSE {message['seq']}")
+    final = phone.messages[-1]
+    assert final["hand"]["over"] and final["reveal"]["points"] == sim.points
+    assert [t["winner"] for t in final["reveal"]["tricks"]] == sim.winners
+    account = client.get(f"/api/v1/matches/{match_id}/hands/0").get_json()["reveal"]
+    assert account["points"] == sim.points
