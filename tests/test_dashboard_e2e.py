@@ -1,0 +1,140 @@
+"""End to end in a real browser: Debian's Chromium driven by Playwright, phone-sized.
+
+The page follows a hand live over SSE (reconnecting with Last-Event-ID when the
+stream drops, without reloading), shows no points before the last trick, then
+reveals the right score. Needs ``pip install playwright`` and ``apt-get install
+chromium`` (Playwright's own browser download is not used: the table is offline).
+"""
+
+import os
+import random
+import threading
+import time
+
+import pytest
+
+from table_controller.rules import HandRules
+from table_controller.simulation import play_hand
+from web_dashboard import create_app, hub_of
+
+CHROMIUM = os.environ.get("BRISCOLA_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="the playwright Python package is not installed")
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)",
+                allow_module_level=True)
+
+
+class StreamLog:
+    """WSGI middleware noting each stream request's Last-Event-ID."""
+
+    def __init__(self, app):
+        self.app = app
+        self.last_ids: list[str | None] = []
+
+    def __call__(self, environ, start_response):
+        if environ["PATH_INFO"] in ("/stream", "/api/v1/stream"):
+            self.last_ids.append(environ.get("HTTP_LAST_EVENT_ID"))
+        return self.app(environ, start_response)
+
+
+@pytest.fixture
+def server(tmp_path):
+    from werkzeug.serving import make_server
+    # Streams end every second so that the browser has to reconnect during the hand.
+    app = create_app({"DATABASE": str(tmp_path / "e2e.sqlite3"), "SSE_MAX_SECONDS": 1.0,
+                      "SSE_KEEPALIVE": 0.5})
+    log = StreamLog(app.wsgi_app)
+    app.wsgi_app = log
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield app, f"http://127.0.0.1:{srv.server_port}/", log
+    hub_of(app).close()
+    srv.shutdown()
+
+
+@pytest.fixture
+def page():
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context(viewport={"width": 390, "height": 844},
+                                      device_scale_factor=2, locale="en-GB", is_mobile=True,
+                                      has_touch=True)
+        yield context.new_page()
+        browser.close()
+
+
+def wait_for(page, expression: str, timeout: float = 10.0) -> None:
+    """Poll ``expression`` in the page (wait_for_function's eval is barred by our CSP)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {expression}")
+        time.sleep(0.02)
+
+
+def wait_seq(page, n: int) -> None:
+    wait_for(page, f"Number(document.body.dataset.seq) >= {n}")
+
+
+def test_phone_follows_a_hand_live_and_reveals_the_score_only_at_the_end(server, page,
+                                                                           tmp_path):
+    app, url, log = server
+    hub = hub_of(app)
+    session = app.extensions["briscola"]["session"]
+    hub.submit("setup", players=2, names=["Giulia", "Marco"], variants=[], length=3,
+               deck="builtin", dealer=1)
+    sim = play_hand(HandRules(2), 1, random.Random(5), style="sensible")
+    problems = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    page.goto(url)
+    page.evaluate("window.__sameDocument = true")
+    wait_seq(page, hub.last.n)
+    assert "Hand 1" in page.inner_text("#status")
+
+    events = [e.to_json() for e in sim.events[1:]]
+    last_play = max(i for i, e in enumerate(events) if e["type"] == "play")
+    for i, obj in enumerate(events[:last_play]):
+        session.feed(obj)
+        if i % 4 and i != last_play - 1:
+            continue  # several events between looks: the page must catch up
+        wait_seq(page, hub.last.n)
+        view = session.referee.hand.view()
+        assert page.is_hidden("#reveal")
+        assert page.locator("#reveal *").count() == 0
+        assert page.locator(".pts").count() == 0
+        shown = page.locator("#trick-cards li").evaluate_all(
+            "els => els.map(e => e.dataset.card)")
+        assert shown == [str(p.card) for p in view.trick]
+        assert page.inner_text("#progress-text") == \
+            f"{view.tricks_played} tricks played, {view.tricks_left} to go"
+        assert page.inner_text("#turn-name") == f"{['Giulia', 'Marco'][view.turn]} to play"
+    page.screenshot(path=str(tmp_path / "before-last-trick.png"))
+    assert "Points stay hidden" in page.inner_text("#seats")
+
+    session.feed(events[last_play])  # the last card: the hand is over
+    wait_seq(page, hub.last.n)
+    page.wait_for_selector("#reveal", state="visible")
+    for seat, points in enumerate(sim.points):
+        wait_for(page, f"document.querySelector('.scores .pts[data-seat=\"{seat}\"]')"
+                       f".textContent === '{points}'")
+    winner = max(range(2), key=lambda s: sim.points[s])
+    banner = page.inner_text("#banner")
+    if sim.points[0] == sim.points[1]:
+        assert "tie" in banner
+    else:
+        assert banner == f"{['Giulia', 'Marco'][winner]} wins the hand!"
+    assert page.locator(".tricks li").count() == 20
+    page.screenshot(path=str(tmp_path / "reveal.png"))
+
+    # The stream dropped and came back during the hand, asking for what it missed,
+    # and the page was never reloaded.
+    assert len(log.last_ids) >= 2 and any(log.last_ids[1:])
+    assert page.evaluate("window.__sameDocument") is True
+    # No script error and nothing the Content-Security-Policy had to block.
+    assert not problems, problems
