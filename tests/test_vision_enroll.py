@@ -1,0 +1,82 @@
+"""Deck enrollment from a folder: every problem named, nothing written on error."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from table_controller.cards import ALL_CARDS
+from table_controller.cli import main as cli_main
+from vision.deck import DeckFileError, EnrolledDeck
+from vision.deck_art import DeckStyle, render_deck
+from vision.enroll import EnrollmentError, enroll_directory, read_enrollment_dir
+
+
+@pytest.fixture(scope="module")
+def faces():
+    return render_deck(DeckStyle.from_seed(1_000_321))  # a style training never saw
+
+
+def _write_deck(folder, faces, ext=".png", skip=()):
+    folder.mkdir(exist_ok=True)
+    for code, img in faces.items():
+        if code not in skip:
+            cv2.imwrite(str(folder / f"{code}{ext}"), img)
+    return folder
+
+
+def test_missing_duplicate_and_unreadable_images_are_all_named(tmp_path, faces):
+    d = _write_deck(tmp_path / "deck", faces, skip=("3c", "10b"))
+    cv2.imwrite(str(d / "7S.jpg"), faces["7s"])  # second image for 7s
+    (d / "4d.png").write_bytes(b"\x89PNG broken")
+    cv2.imwrite(str(d / "9s.png"), faces["9b"])  # same picture as 9b
+    (d / "notes.txt").write_text("ignored")
+    with pytest.raises(EnrollmentError) as err:
+        read_enrollment_dir(d)
+    msg = str(err.value)
+    assert "missing 2 card(s): 3c, 10b" in msg
+    assert "duplicate images for 7s: 7S.jpg, 7s.png" in msg
+    assert "unreadable image(s): 4d.png" in msg
+    assert "9b.png and 9s.png are the same picture" in msg
+
+
+def test_cli_enroll_error_exits_2_and_writes_nothing(tmp_path, faces, capsys):
+    d = _write_deck(tmp_path / "deck", faces, skip=("1d",))
+    out = tmp_path / "deck.npz"
+    assert cli_main(["enroll", "--images", str(d), "--out", str(out)]) == 2
+    assert "missing 1 card(s): 1d" in capsys.readouterr().err
+    assert not out.exists() and not list(tmp_path.glob("*.npz*"))
+
+
+def test_cli_enroll_missing_folder(tmp_path, capsys):
+    assert cli_main(["enroll", "--images", str(tmp_path / "nope"), "--out",
+                     str(tmp_path / "d.npz")]) == 2
+    assert "not found" in capsys.readouterr().err
+
+
+def test_enroll_round_trip(tmp_path, faces):
+    d = _write_deck(tmp_path / "deck", faces, ext=".jpg")
+    deck = enroll_directory(d)
+    assert deck.codes == sorted(str(c) for c in ALL_CARDS)
+    assert deck.has_back
+    assert len(deck.labels) == 82  # each face and the back, upright and turned
+    norms = np.linalg.norm(deck.embeddings, axis=1)
+    assert np.allclose(norms, 1, atol=1e-4)
+    path = deck.save(tmp_path / "deck.npz")
+    again = EnrolledDeck.load(path)
+    assert np.array_equal(again.labels, deck.labels)
+    assert np.allclose(again.embeddings, deck.embeddings)
+    assert again.ratio == pytest.approx(faces["1d"].shape[0] / faces["1d"].shape[1], rel=0.02)
+
+
+def test_deck_from_another_model_is_refused(tmp_path, faces):
+    deck = EnrolledDeck(np.eye(2, dtype=np.float32), np.array(["1d", "2d"]), "0" * 40)
+    path = deck.save(tmp_path / "old.npz")
+    with pytest.raises(DeckFileError, match="another recognition model"):
+        from vision.embed import MODEL_PATH
+
+        EnrolledDeck.load(path, MODEL_PATH)
+    (tmp_path / "junk.npz").write_bytes(b"junk")
+    with pytest.raises(DeckFileError, match="not a deck file"):
+        EnrolledDeck.load(tmp_path / "junk.npz")
