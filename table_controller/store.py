@@ -155,7 +155,11 @@ class Store:
         self._local = threading.local()
         self._write_lock = threading.RLock()
         self._connections: list[sqlite3.Connection] = []
-        self._migrate()
+        try:
+            self._migrate()
+        except sqlite3.Error as exc:
+            self.close()
+            raise StoreError(f"cannot use {self.path} as the table's database: {exc}") from None
 
     # -- connections --------------------------------------------------------------
 

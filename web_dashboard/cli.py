@@ -69,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"briscola-table dashboard: cannot listen on {args.host}:{args.port}: {exc}",
               file=sys.stderr)
         return 2
-    shown = config.get("PUBLIC_URL") or f"http://{address or args.host}:{args.port}/"
+    port = server.server_port  # the real one when --port 0
+    shown = config.get("PUBLIC_URL") or f"http://{address or args.host}:{port}/"
     print(f"briscola-table dashboard on {shown} (Ctrl-C to stop)", flush=True)
     if not app.extensions["pin"].is_set:
         print("no PIN yet: open the dashboard and set it on the setup page, or run "
