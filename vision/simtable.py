@@ -34,6 +34,7 @@ from table_controller.simulation import SimulatedHand, play_hand
 from vision.deck_art import CARD_H_MM, CARD_W_MM, DeckStyle, render_deck
 from vision.mat import MatLayout, draw_mat, mat_layout, seats_for
 from vision.scenes import camera_homography, card_corners_mm
+from vision.tracker import FrameObs, ZoneObs
 
 SKIN = ((150, 190, 235), (110, 150, 205), (80, 120, 170), (170, 205, 240))
 SLEEVES = ((90, 40, 30), (40, 40, 140), (60, 110, 60), (130, 130, 130))
@@ -499,6 +500,38 @@ class SimulatedTable:
             frame = cv2.transform(frame, cast)
             frame = cv2.add(frame, self._noise[spec.index % len(self._noise)], dtype=cv2.CV_8U)
         return frame
+
+    def truth_observation(self, spec: FrameSpec) -> FrameObs:
+        """What a perfect observer would report for ``spec`` (call in frame order): the
+        tracker's input without the camera, for tests of everything after vision."""
+        zones: dict[str, ZoneObs] = {}
+        hand = None
+        if spec.hand is not None:
+            place, reach, target = spec.hand
+            hand = (place, target) if reach > 0.55 else None
+        for name in (*(f"play{p}" for p in self.places), "briscola"):
+            card = self._cards.get(name)
+            zone = self.layout.zones[name]
+            hidden = hand is not None and (
+                zone.contains(hand[1]) or (card is not None and math.dist(card.center, hand[1])
+                                           < CARD_H_MM * 0.6))
+            if name == "briscola" and hand is not None:
+                hidden = hidden or self.layout.zones["stock"].contains(hand[1])
+            if card is None:
+                zones[name] = ZoneObs(None, None, hidden)
+            else:
+                zones[name] = ZoneObs(card.code, card.center, hidden)
+        seats = ()
+        if hand is not None:
+            seat = self.seat_at_place(hand[0])
+            seats = () if seat is None else (seat,)
+        return FrameObs(spec.t, zones, seats)
+
+    def seat_at_place(self, place: int) -> int | None:
+        for seat in range(self.opt.players):
+            if self.place_of(seat) == place:
+                return seat
+        return None
 
     def frames(self) -> Iterator[tuple[FrameSpec, np.ndarray]]:
         """Every frame of the match, rendered."""

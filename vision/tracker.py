@@ -64,6 +64,7 @@ class _Zone:
     first_t: float = 0.0  # time of the candidate's first still frame
     last_center: tuple[float, float] | None = None
     last_hand: int | None = None  # the seat whose hand last covered the zone
+    touched: bool = False  # a hand covered the zone since its content last settled
 
 
 @dataclass
@@ -92,6 +93,20 @@ class Tracker:
         self.stats = TrackerStats()
         self._collect_pending = False
 
+    def prime(self) -> None:
+        """Take what the referee says lies on the table as settled (after a restart), so
+        that the cards already played are not reported again."""
+        self.reset()
+        hand = self.hand()
+        if hand is None or hand.is_over() and not hand.table:
+            return
+        for play in (*hand.table, *hand.current):
+            zone = self.seat_zones.get(play.seat)
+            if zone is not None:
+                self.zones[zone].settled = str(play.card)
+        if hand.briscola is not None and hand.briscola_on_table:
+            self.zones[self.briscola_zone].settled = str(hand.briscola)
+
     def reset(self) -> None:
         """Forget what lies on the table (a new hand is being dealt)."""
         for z in self.zones.values():
@@ -119,6 +134,7 @@ class Tracker:
             o = obs.zones.get(name, ZoneObs(None))
             if o.hidden:
                 self.stats.hidden_frames += 1
+                zone.touched = True
                 if obs.hands_from:
                     zone.last_hand = obs.hands_from[0]
                 # Hidden: neither confirm nor deny; a hand over a card is not news.
@@ -126,6 +142,10 @@ class Tracker:
                 zone.last_center = None
                 continue
             content = o.content
+            if name == self.briscola_zone and content not in (None, BACK, UNKNOWN) and \
+                    zone.settled not in (None, BACK) and content != zone.settled and \
+                    not zone.touched:
+                content = UNKNOWN  # a face-up card does not change by itself: misread
             if content == UNKNOWN:
                 # A face we cannot name: it is not evidence that the card changed.
                 self.stats.ignored_unknown += 1
@@ -147,6 +167,7 @@ class Tracker:
             if content != zone.settled and zone.since >= need:
                 before = zone.settled
                 zone.settled = content
+                zone.touched = False
                 settled.append((name, before, content, obs.t))
         events: list[dict[str, Any]] = []
         for name, before, after, t in settled:

@@ -1,0 +1,261 @@
+"""Putting the table together: camera, vision, referee, store, indicators, dashboard.
+
+:func:`build_table` wires one :class:`~table_controller.controller.Controller`
+from a configuration; the demo passes a simulated table as the camera and mock
+hardware (gpiozero's MockFactory, the firmware emulator on a pty, the display
+rendered to a PNG). Each optional part that cannot start is reported in
+``Table.notes`` and left out; the referee always runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_controller.config import Config
+from table_controller.controller import Controller, HubOutput, IndicatorsOutput
+from table_controller.referee import Referee
+from table_controller.rules import draw_first_dealer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Table:
+    controller: Controller
+    config: Config
+    store: Any = None
+    hub: Any = None
+    indicators: Any = None
+    emulator: Any = None
+    server: Any = None  # werkzeug server serving the dashboard
+    url: str | None = None
+    observer: Any = None
+    tracker: Any = None
+    notes: list[str] = field(default_factory=list)
+    _closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in reversed(self._closers):
+            try:
+                close()
+            except Exception:  # closing must go on for the others
+                log.exception("while closing")
+        self._closers.clear()
+
+
+def _new_match(config: Config, store: Any, names: list[str]) -> tuple[Referee, int | None]:
+    t = config.table
+    dealer = t.first_dealer if t.first_dealer is not None else draw_first_dealer(t.players)
+    referee = Referee(players=t.players, variants=tuple(v.value for v in t.variants),
+                      match=t.match, dealer=dealer)
+    match_id = None
+    if store is not None:
+        info = store.new_match(players=t.players, names=names,
+                               variants=tuple(v.value for v in t.variants), length=t.match,
+                               first_dealer=dealer, deck=config.deck)
+        match_id = info.id
+    return referee, match_id
+
+
+def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
+                vision: bool = True, layout: Any = None, emulator: bool = False,
+                display_png: str | Path | None = None, resume: bool = True,
+                pin_factory: Any = None) -> Table:
+    """Everything but the camera. ``layout`` is the mat (default: the config's size)."""
+    names = [config.table.name(s) for s in range(config.table.players)]
+    store = None
+    if db_path is not None:
+        from table_controller.store import Store
+
+        store = Store(db_path)
+    resumed = store.resume() if (store is not None and resume) else None
+    if resumed is not None and (resumed[1].players != config.table.players):
+        resumed = None  # a different table now: start afresh
+    if resumed is not None:
+        referee, info = resumed
+        match_id = info.id
+    else:
+        referee, match_id = _new_match(config, store, names)
+    controller = Controller(referee, store=store, match_id=match_id,
+                            new_match=lambda: _new_match(config, store, names))
+    table = Table(controller, config, store=store)
+    if store is not None:
+        table._closers.append(store.close)
+    if resumed is not None:
+        hand = referee.hand
+        where = "no hand yet" if hand is None else (
+            f"hand {len(referee.hands)}, trick {len(hand.tricks) + 1}")
+        table.notes.append(f"resumed match {match_id} where it was: {where}")
+
+    # Indicators: LEDs and buttons on GPIO, the board (or its emulator), the display PNG.
+    ind_config = config.indicators
+    try:
+        from dataclasses import replace
+
+        from firmware_bridge.indicators import Indicators
+
+        changes: dict[str, Any] = {}
+        if emulator:
+            try:
+                from firmware_bridge.emulator import Emulator
+
+                emu = Emulator(seats=max(config.table.players, 2)).start()
+                table.emulator = emu
+                table._closers.append(emu.close)
+                changes["serial_port"] = emu.port
+                table.notes.append(f"firmware emulator running on {emu.pty}")
+            except Exception as exc:  # no gcc, or it would not start: go on without
+                table.notes.append(f"firmware emulator not started: {exc}")
+        if display_png is not None:
+            changes.update(display="image", image_path=str(display_png))
+        if changes:
+            ind_config = replace(ind_config, **changes)
+        indicators = Indicators.from_config(ind_config, pin_factory=pin_factory)
+        indicators.on_button(lambda name: controller.command(
+            {"new_hand": "new_hand", "undo": "undo", "confirm": "confirm"}[name]))
+        table.indicators = indicators
+        table._closers.append(indicators.close)
+        controller.outputs.append(IndicatorsOutput(indicators))
+    except Exception as exc:
+        table.notes.append(f"indicators not available: {exc}")
+
+    if dashboard:
+        try:
+            _start_dashboard(table, names)
+        except Exception as exc:
+            table.notes.append(f"dashboard not started: {exc}")
+
+    if vision:
+        _attach_vision(table, layout)
+    if resumed is not None:
+        controller.refresh()
+    return table
+
+
+def _attach_vision(table: Table, layout: Any) -> None:
+    from vision.enroll import load_deck
+    from vision.mat import mat_layout
+    from vision.observer import TableObserver, seat_zones_for
+    from vision.recognize import Recognizer
+    from vision.tracker import Tracker
+
+    config = table.config
+    controller = table.controller
+    zones = seat_zones_for(config.table.players, config.table.direction.value)
+    deck = load_deck(None if config.deck == "builtin" else config.deck)
+    tracker = Tracker(zones, lambda: controller.referee.hand)
+    observer = TableObserver(layout or mat_layout(config.mat_size), Recognizer(deck), zones,
+                             briscola_hint=tracker.briscola_candidates)
+    controller.observer, controller.tracker = observer, tracker
+    table.observer, table.tracker = observer, tracker
+    if controller.referee.hand is not None:
+        tracker.prime()  # resumed: the cards on the table are already refereed
+
+
+def _start_dashboard(table: Table, names: list[str]) -> None:
+    from werkzeug.serving import make_server
+
+    from web_dashboard import create_app
+    from web_dashboard.live import LiveTable
+
+    config = table.config
+    controller = table.controller
+    hub = LiveTable(executor=controller.hub_executor)
+    app_config: dict[str, Any] = {}
+    if table.store is None:
+        app_config["DATABASE"] = ":memory:"
+    app = create_app(app_config, hub=hub, store=table.store)
+    if table.store is not None and controller.match_id is not None:
+        hub.set_match(table.store.match(controller.match_id), controller.referee)
+    controller.outputs.append(HubOutput(hub))
+    host, port = config.dashboard.host, config.dashboard.port
+    server = make_server(host, port, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="dashboard", daemon=True)
+    thread.start()
+    table.hub, table.server = hub, server
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    table.url = f"http://{shown}:{server.server_port}"
+    table._closers.append(server.shutdown)
+    table._closers.append(hub.close)
+
+
+def paced(frames: Iterator[tuple[float, Any]], fps: float, realtime: bool,
+          stop: threading.Event | None = None) -> Iterator[tuple[float, Any]]:
+    """Frames at camera rate (``realtime``) or as fast as they come."""
+    start = time.monotonic()
+    for t, frame in frames:
+        if stop is not None and stop.is_set():
+            return
+        if realtime:
+            delay = start + t - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        yield t, frame
+
+
+class CaptureSource:
+    """Frames from OpenCV's VideoCapture (camera index, file, URL) as (t, frame) pairs.
+
+    A camera that disappears is reopened (at most every ``retry_s``); a file that
+    ends ends the stream. Broken reads are counted, never raised.
+    """
+
+    def __init__(self, source: int | str, width: int = 1280, height: int = 720,
+                 fps: float = 30.0, retry_s: float = 1.0, live: bool | None = None) -> None:
+        self.source, self.width, self.height, self.fps = source, width, height, fps
+        self.retry_s = retry_s
+        self.live = isinstance(source, int) or str(source).startswith(("rtsp:", "http"))\
+            if live is None else live
+        self.failures = 0
+        self.reopened = 0
+        self._cap = None
+
+    def _open(self):
+        import cv2
+
+        cap = cv2.VideoCapture(self.source)
+        if isinstance(self.source, int):
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
+            cap.set(cv2.CAP_PROP_FPS, self.fps)
+        return cap if cap.isOpened() else None
+
+    def frames(self, stop: threading.Event | None = None) -> Iterator[tuple[float, Any]]:
+        import cv2
+
+        start = time.monotonic()
+        n = 0
+        while stop is None or not stop.is_set():
+            if self._cap is None:
+                self._cap = self._open()
+                if self._cap is None:
+                    if not self.live:
+                        raise OSError(f"cannot open video source {self.source!r}")
+                    self.failures += 1
+                    time.sleep(self.retry_s)
+                    continue
+            ok, frame = self._cap.read()
+            if not ok or frame is None:
+                if not self.live:
+                    break  # end of the file
+                self.failures += 1
+                self._cap.release()
+                self._cap = None
+                self.reopened += 1
+                continue
+            if self.live:
+                t = time.monotonic() - start
+            else:
+                ms = self._cap.get(cv2.CAP_PROP_POS_MSEC)
+                t = ms / 1000.0 if ms > 0 else n / (self._cap.get(cv2.CAP_PROP_FPS) or self.fps)
+            n += 1
+            yield t, frame
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None

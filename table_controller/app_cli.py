@@ -1,0 +1,284 @@
+"""``briscola-table demo`` and ``briscola-table run``: the whole table, live."""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from table_controller.referee import Decision
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    d = sub.add_parser(
+        "demo", help="a simulated match, seen by the real vision pipeline and refereed",
+        description="Plays a whole match with bot players on a simulated table: rendered "
+                    "frame by frame, seen by the real vision pipeline, refereed, shown on "
+                    "mock LEDs, the firmware emulator's display and the dashboard.")
+    d.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    d.add_argument("--variant", action="append", default=[], dest="variants",
+                   choices=("swap7", "swap2"))
+    d.add_argument("--match", type=int, default=3, choices=(1, 3, 5),
+                   help="best of 1, 3 or 5 hands (default 3)")
+    d.add_argument("--names", help="players' names, comma-separated")
+    d.add_argument("--seed", type=int, default=None, help="the simulation's seed")
+    d.add_argument("--fast", action="store_true",
+                   help="as fast as possible instead of real time")
+    d.add_argument("--headless", action="store_true", help="no dashboard (for scripts)")
+    d.add_argument("--port", type=int, default=8000, help="dashboard port (default 8000)")
+    d.add_argument("--fault", action="append", default=[], dest="faults",
+                   choices=("out_of_turn", "wrong_zone", "taken_back", "cover"),
+                   help="stage this mishap once per hand")
+    d.add_argument("--db", type=Path, help="keep the match in this SQLite file")
+    d.add_argument("--no-emulator", action="store_true", help="do not start the firmware "
+                   "emulator")
+    d.add_argument("--quit", action="store_true",
+                   help="exit when the match is over (default: keep the dashboard up)")
+    d.set_defaults(handler=demo)
+
+    r = sub.add_parser("run", help="referee a real table: camera, GPIO, board, dashboard",
+                       description="Runs the table described by a TOML configuration.")
+    r.add_argument("--config", type=Path, help="the table's TOML file (default: all "
+                   "defaults)")
+    r.add_argument("--offline", action="store_true",
+                   help="no network service at all: LEDs, display and buttons only")
+    r.set_defaults(handler=run)
+
+
+# -- terminal account -------------------------------------------------------------------
+
+
+class TerminalReport:
+    """Prints each trick and hand, with a progress bar for the match."""
+
+    def __init__(self, controller: Any, names: list[str], out=sys.stdout) -> None:
+        self.controller = controller
+        self.names = names
+        self.out = out
+        self.tty = out.isatty()
+        self._bar_shown = False
+
+    def name(self, seat: int) -> str:
+        return self.names[seat] if seat < len(self.names) else f"seat {seat}"
+
+    def _print(self, text: str) -> None:
+        if self._bar_shown and self.tty:
+            self.out.write("\r\033[K")
+            self._bar_shown = False
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def __call__(self, d: Decision) -> None:
+        ref = self.controller.referee
+        hand = ref.hand
+        if d.violation is not None:
+            self._print(f"  ! {d.violation.kind}: {d.violation.message}")
+        elif d.new_hand:
+            self._print(f"Hand {len(ref.hands)}: {self.name(hand.dealer)} deals")
+        elif d.event is not None and d.event.type == "trump":
+            self._print(f"  briscola {d.event.card} ({d.event.card.name('en')})")
+        elif d.event is not None and d.event.type == "swap":
+            self._print(f"  {self.name(d.event.seat)} swaps for the face-up card: "
+                        f"{d.event.card} now lies under the stock")
+        elif d.undone is not None:
+            self._print(f"  undone: {d.undone}")
+        if d.trick is not None:
+            plays = ", ".join(f"{self.name(p.seat)} {p.card}" for p in d.trick.plays)
+            self._print(f"  trick {len(hand.tricks):2d}: {plays}  -> {self.name(d.trick_winner)}")
+        if d.hand_over and d.result is not None:
+            pts = ", ".join(f"{self.name(s)} {p}" for s, p in enumerate(d.result.points))
+            who = " and ".join(self.name(s) for s in d.result.winners) or "nobody (a tie)"
+            self._print(f"  points: {pts}; the hand goes to {who}")
+            m = d.match
+            if m is not None:
+                self._print("  standing: " + ", ".join(
+                    f"{self.name(s)} {w}" for s, w in enumerate(m.hands_won)))
+        self.progress()
+
+    def progress(self) -> None:
+        if not self.tty:
+            return
+        ref = self.controller.referee
+        hand = ref.hand
+        if hand is None:
+            return
+        done = len(hand.tricks)
+        width = 30
+        fill = int(width * done / hand.n_tricks)
+        standing = ref.standing()
+        bar = "#" * fill + "-" * (width - fill)
+        self.out.write(f"\r\033[K[{bar}] hand {len(ref.hands)}, trick {done}/{hand.n_tricks}, "
+                       f"hands won {'-'.join(map(str, standing.hands_won))}")
+        self.out.flush()
+        self._bar_shown = True
+
+
+def _terminal_qr(url: str) -> None:
+    try:
+        import segno
+    except ImportError:
+        return
+    segno.make(url, error="l").terminal(compact=True)
+
+
+# -- demo ---------------------------------------------------------------------------------
+
+
+def _rendered(sim: Any, stop: threading.Event, depth: int = 8):
+    """Frames rendered on a thread of their own, so that drawing the simulated table and
+    seeing it overlap (OpenCV releases the GIL)."""
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    done = object()
+
+    def produce() -> None:
+        try:
+            for spec, img in sim.frames():
+                if stop.is_set():
+                    break
+                q.put((spec, img))
+        finally:
+            q.put(done)
+
+    threading.Thread(target=produce, name="simulator", daemon=True).start()
+    while True:
+        item = q.get()
+        if item is done:
+            return
+        yield item
+
+
+def demo(args: argparse.Namespace) -> int:
+    import random
+
+    from firmware_bridge.gpio import make_pin_factory
+    from table_controller.app import build_table, paced
+    from table_controller.config import Config, DashboardConfig, TableConfig
+    from table_controller.rules import Variant
+    from vision.simtable import SimOptions, SimulatedTable
+
+    names = [n.strip() for n in args.names.split(",")] if args.names else \
+        ["Ada", "Bruno", "Carla", "Dario"][:args.players]
+    if len(names) != args.players:
+        print(f"briscola-table demo: --names gives {len(names)} names for {args.players} "
+              "players", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    config = Config(table=TableConfig(players=args.players, names=tuple(names),
+                                      variants=frozenset(Variant(v) for v in args.variants),
+                                      match=args.match,
+                                      first_dealer=random.Random(seed).randrange(args.players)),
+                    dashboard=DashboardConfig(host="127.0.0.1", port=args.port))
+    workdir = Path(tempfile.mkdtemp(prefix="briscola-demo-"))
+    db = args.db or workdir / "demo.sqlite3"
+    size = (1280, 720)
+    sim = SimulatedTable(SimOptions(players=args.players, variants=tuple(args.variants),
+                                    match=args.match, seed=seed,
+                                    pace="fast" if args.fast else "real", size=size,
+                                    faults=tuple(args.faults),
+                                    first_dealer=config.table.first_dealer))
+    table = build_table(config, db_path=db, dashboard=not args.headless, layout=sim.layout,
+                        emulator=not args.no_emulator, display_png=workdir / "display.png",
+                        resume=False, pin_factory=make_pin_factory("mock"))
+    controller = table.controller
+    report = TerminalReport(controller, names)
+    controller.listeners.append(report)
+    print(f"briscola-table demo: {args.players} players, best of {args.match}, seed {seed}"
+          f"{', variants ' + ' '.join(args.variants) if args.variants else ''}")
+    for note in table.notes:
+        print(f"  {note}")
+    print(f"  the table's display is drawn to {workdir / 'display.png'}")
+    if table.url:
+        print(f"  dashboard: {table.url}")
+        _terminal_qr(table.url)
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    referee = controller.referee
+    controller.submit({"type": "hand", "players": args.players,
+                       "dealer": referee.first_dealer, "variants": sorted(args.variants)})
+    t0 = time.monotonic()
+    frames = ((spec.t, img) for spec, img in _rendered(sim, stop))
+    try:
+        controller.run(paced(frames, 30.0, realtime=not args.fast, stop=stop), stop=stop)
+        elapsed = time.monotonic() - t0
+        report._print("")
+        ok = _final_account(controller, sim, names, elapsed)
+        if table.url and not args.quit and not args.fast and not stop.is_set():
+            print(f"The match is over; the dashboard stays at {table.url} (Ctrl-C to quit).")
+            while not stop.wait(0.5):
+                controller.run_commands()
+    finally:
+        table.close()
+    return 0 if ok else 1
+
+
+def _final_account(controller: Any, sim: Any, names: list[str], elapsed: float) -> bool:
+    ref = controller.referee
+    standing = ref.standing()
+    stats = controller.stats
+    print(f"Match over in {elapsed:.1f} s ({stats.frames} frames, "
+          f"{stats.frames / max(elapsed, 1e-6):.0f} frames/s): hands won "
+          + ", ".join(f"{names[s]} {w}" for s, w in enumerate(standing.hands_won)))
+    if standing.winner is not None:
+        print("The match goes to " + " and ".join(names[s] for s in standing.winners) + ".")
+    agree = [h.points == bot.points for h, bot in zip(ref.hands, sim.hands, strict=False)]
+    ok = len(ref.hands) == len(sim.hands) and all(agree)
+    print(f"The referee {'agrees' if ok else 'DISAGREES'} with the simulator's ground truth "
+          f"({sum(agree)} of {len(sim.hands)} hands).")
+    return ok
+
+
+# -- run ----------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> int:
+    from table_controller.app import CaptureSource, build_table
+    from table_controller.config import ConfigError, load_config
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"briscola-table run: {exc}", file=sys.stderr)
+        return 2
+    table = build_table(config, db_path=config.database,
+                        dashboard=config.dashboard.enabled and not args.offline)
+    for note in table.notes:
+        print(note)
+    if table.url:
+        print(f"dashboard: {table.url}")
+    controller = table.controller
+    controller.listeners.append(TerminalReport(controller, [
+        config.table.name(s) for s in range(config.table.players)]))
+    if controller.referee.hand is None:
+        referee = controller.referee
+        controller.submit({"type": "hand", "players": config.table.players,
+                           "dealer": referee.first_dealer,
+                           "variants": sorted(v.value for v in config.table.variants)})
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    source = config.camera.source
+    try:
+        if source == "simulator":
+            from vision.simtable import SimulatedTable
+
+            sim = SimulatedTable(players=config.table.players,
+                                 variants=tuple(v.value for v in config.table.variants),
+                                 match=config.table.match,
+                                 first_dealer=controller.referee.first_dealer)
+            frames = ((spec.t, img) for spec, img in sim.frames())
+            from table_controller.app import paced
+
+            frames = paced(frames, 30.0, True, stop)
+        else:
+            frames = CaptureSource(source, config.camera.width, config.camera.height,
+                                   config.camera.fps, live=True).frames(stop)
+        controller.run(frames, stop)
+    finally:
+        table.close()
+    return 0

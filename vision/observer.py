@@ -1,0 +1,285 @@
+"""What lies in each zone of the mat, frame by frame: the tracker's eyes.
+
+For each camera frame: a cheap thumbnail comparison skips frames in which
+nothing changed; the mat's markers give the homography (re-estimated every few
+frames and whenever the picture moves, so a bumped camera recovers by itself);
+the frame is rectified to a top-down view; cards are found as card-shaped
+blobs that are not mat-coloured and named by the recognizer (only when they
+moved: identities are cached per zone); what is neither mat nor card is a hand,
+and a zone whose card (or whose empty area) a hand touches is reported hidden,
+with the seats whose side of the mat the hand comes from.
+
+The face-up briscola lies crosswise half under the stock. It is read whole when
+it is laid (before the stock goes on top); once covered, its visible half is
+only compared with the few cards the rules allow there (``briscola_hint``),
+which is how a swap of the 7 or the 2 of trump is seen.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibrator
+from vision.deck import BACK
+from vision.deck_art import CARD_H_MM, CARD_W_MM
+from vision.detect import find_cards_on_mat, mask_on_mat, mat_color, warp_card
+from vision.embed import PATCH_H, PATCH_W
+from vision.mat import MatLayout, Zone, draw_mat
+from vision.recognize import Recognizer
+from vision.tracker import UNKNOWN, FrameObs, ZoneObs
+
+
+@dataclass
+class ObserverStats:
+    frames: int = 0
+    unchanged: int = 0  # frames answered from the previous observation
+    uncalibrated: int = 0  # frames dropped: no mat marker seen yet
+    broken: int = 0  # frames dropped: not an image
+    calibrations: int = 0
+    recognitions: int = 0  # card patches sent to the network
+
+
+def _zone_mask(zone: Zone, size: tuple[int, int], px_per_mm: float) -> np.ndarray:
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(zone.corners() * px_per_mm).astype(np.int32), 255)
+    return mask
+
+
+class TableObserver:
+    """Frames in, :class:`vision.tracker.FrameObs` out (see the module docstring)."""
+
+    def __init__(self, layout: MatLayout, recognizer: Recognizer, seat_zones: dict[int, str],
+                 *, px_per_mm: float = 2.0, calibrate_every: int = 6,
+                 briscola_hint: Callable[[], Sequence[str]] | None = None,
+                 unchanged_level: float = 6.0) -> None:
+        self.layout = layout
+        self.recognizer = recognizer
+        self.px = px_per_mm
+        self.cal = Calibrator(layout, px_per_mm)
+        self.calibrate_every = calibrate_every
+        self.briscola_hint = briscola_hint
+        self.unchanged_level = unchanged_level
+        self.stats = ObserverStats()
+        self.zone_names = [*seat_zones.values(), "briscola"]
+        self.place_seat = {int(z[-1]): s for s, z in seat_zones.items()}
+        size = self.cal.size
+        self._zone_masks = {n: _zone_mask(layout.zones[n], size, px_per_mm)
+                            for n in (*self.zone_names, "stock")}
+        # The stock, the briscola under it and the piles of won tricks are heaps of cards
+        # that are not card-shaped blobs: never take them for hands. A hand reaching them
+        # is seen crossing the ring around them.
+        heaps = np.zeros_like(self._zone_masks["stock"])
+        for name, zone in layout.zones.items():
+            if name in ("stock", "briscola") or name.startswith("tricks"):
+                heaps = cv2.bitwise_or(heaps, _zone_mask(zone, size, px_per_mm))
+        self._heaps = cv2.dilate(heaps, np.ones((9, 9), np.uint8))
+        stock = cv2.bitwise_or(self._zone_masks["stock"], self._zone_masks["briscola"])
+        ring = cv2.dilate(stock, np.ones((int(50 * px_per_mm) | 1,) * 2, np.uint8))
+        self._briscola_ring = cv2.subtract(ring, cv2.dilate(stock, np.ones((9, 9), np.uint8)))
+        vis = cv2.subtract(self._zone_masks["briscola"], self._zone_masks["stock"])
+        self._briscola_visible = vis
+        self._briscola_visible_px = max(1, int(np.count_nonzero(vis)))
+        # Markers, their white margins and printed labels are "not mat" but not hands.
+        empty = draw_mat(layout, px_per_mm)
+        static = mask_on_mat(empty, mat_color(empty))
+        self._static = cv2.dilate(static, np.ones((7, 7), np.uint8))
+        self._mat_lab: np.ndarray | None = None
+        self._thumb: np.ndarray | None = None
+        self._last: FrameObs | None = None
+        self._since_cal = 0
+        self._cache: dict[str, tuple[tuple, ZoneObs]] = {}
+        self._paper: np.ndarray | None = None
+
+    # -- per frame -------------------------------------------------------------------
+
+    def observe(self, frame: np.ndarray, t: float) -> FrameObs | None:
+        """What each zone holds in ``frame``; None when the frame cannot be used."""
+        self.stats.frames += 1
+        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 \
+                or frame.dtype != np.uint8 or min(frame.shape[:2]) < 32:
+            self.stats.broken += 1
+            return None
+        h, w = frame.shape[:2]
+        thumb = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (w // 16, h // 16),
+                           interpolation=cv2.INTER_AREA).astype(np.int16)
+        if self._last is not None and self._thumb is not None:
+            change = np.abs(thumb - self._thumb)
+            if float(change.max()) < self.unchanged_level:
+                self.stats.unchanged += 1
+                return FrameObs(t, self._last.zones, self._last.hands_from)
+            moved = float(np.mean(change > 3 * self.unchanged_level)) > 0.5
+        else:
+            moved = True
+        self._thumb = thumb
+        self._since_cal += 1
+        if self.cal.current is None or moved or self._since_cal >= self.calibrate_every:
+            self._since_cal = 0
+            before = self.cal.current
+            self.cal.update(frame)
+            if self.cal.current is not before and self._moved(before):
+                self.stats.calibrations += 1
+                self._cache.clear()  # the cards' pixels moved: name them again
+        if self.cal.current is None:
+            self.stats.uncalibrated += 1
+            return None
+        rect = self.cal.rectify(frame)
+        obs = self._observe_rectified(rect, t)
+        self._last = obs
+        return obs
+
+    def _moved(self, before) -> bool:
+        """Whether the new homography moves the mat's corners by a pixel or more."""
+        if before is None:
+            return True
+        w, h = self.cal.size
+        corners = np.float32([[[0, 0], [w, 0], [w, h], [0, h]]])
+        a = cv2.perspectiveTransform(corners, np.linalg.inv(before.homography))
+        b = cv2.perspectiveTransform(corners, np.linalg.inv(self.cal.current.homography))
+        return float(np.abs(a - b).max()) >= 1.0
+
+    def _observe_rectified(self, rect: np.ndarray, t: float) -> FrameObs:
+        if self._mat_lab is None or self.stats.frames % 30 == 0:
+            self._mat_lab = mat_color(rect)
+        quads, notmat = find_cards_on_mat(rect, self.px, (CARD_W_MM, CARD_H_MM), self._mat_lab)
+        cards = np.zeros_like(notmat)
+        for q in quads:
+            cv2.fillConvexPoly(cards, np.round(q.corners).astype(np.int32), 255)
+        cards = cv2.dilate(cards, np.ones((9, 9), np.uint8))
+        hands = cv2.subtract(cv2.subtract(cv2.subtract(notmat, self._static), cards),
+                             self._heaps)
+        hands = cv2.morphologyEx(hands, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
+        hands_from = self._hand_sides(hands)
+        by_zone: dict[str, object] = {}
+        for q in quads:
+            cx, cy = (q.center / self.px).tolist()
+            for name in self.zone_names:
+                if self.layout.zones[name].contains((cx, cy)):
+                    prev = by_zone.get(name)
+                    zc = self.layout.zones[name].center
+                    if prev is None or math.dist((cx, cy), zc) < math.dist(
+                            tuple(prev.center / self.px), zc):
+                        by_zone[name] = q
+                    break
+        zones: dict[str, ZoneObs] = {}
+        todo: list[tuple[str, object, tuple]] = []
+        for name in self.zone_names:
+            q = by_zone.get(name)
+            region = self._briscola_ring if name == "briscola" else self._zone_masks[name]
+            if q is not None:
+                qm = np.zeros_like(region)
+                cv2.fillConvexPoly(qm, np.round(q.corners).astype(np.int32), 255)
+                region = cv2.dilate(qm, np.ones((15, 15), np.uint8))
+            hidden = bool(np.count_nonzero(cv2.bitwise_and(hands, region)) > 40)
+            if q is None:
+                if name == "briscola":
+                    zones[name] = self._covered_briscola(rect, notmat, hidden)
+                else:
+                    zones[name] = ZoneObs(None, None, hidden)
+                continue
+            key = tuple(np.round(q.corners / 3).astype(int).ravel())
+            cached = self._cache.get(name)
+            center = tuple((q.center / self.px).tolist())
+            if cached is not None and cached[0] == key:
+                o = cached[1]
+                zones[name] = ZoneObs(o.content, center, hidden, o.confidence)
+            else:
+                todo.append((name, q, key))
+                zones[name] = ZoneObs(UNKNOWN, center, hidden)
+        if todo:
+            patches = np.stack([warp_card(rect, q.corners) for _, q, _ in todo])
+            self.stats.recognitions += len(todo)
+            for (name, _q, key), ident in zip(todo, self.recognizer.identify(patches),
+                                            strict=True):
+                content = ident.card if ident.card is not None else UNKNOWN
+                o = zones[name]
+                zones[name] = ZoneObs(content, o.center, o.hidden, ident.confidence)
+                if not o.hidden:
+                    self._cache[name] = (key, zones[name])
+        return FrameObs(t, zones, hands_from)
+
+    def _hand_sides(self, hands: np.ndarray) -> tuple[int, ...]:
+        """Seats whose edge of the mat a hand-sized blob touches."""
+        h, w = hands.shape
+        m = max(2, int(4 * self.px))
+        min_px = int(600 * self.px * self.px)  # about a palm, in mm^2
+        edges = {0: hands[h - m:, :], 1: hands[:, w - m:], 2: hands[:m, :], 3: hands[:, :m]}
+        if np.count_nonzero(hands) < min_px:
+            return ()
+        seats = []
+        for place, strip in edges.items():
+            if place in self.place_seat and np.count_nonzero(strip) > 6 * m:
+                seats.append(self.place_seat[place])
+        return tuple(seats)
+
+    # -- the briscola under the stock -------------------------------------------------------
+
+    def _covered_briscola(self, rect: np.ndarray, notmat: np.ndarray, hidden: bool) -> ZoneObs:
+        vis = self._briscola_visible
+        covered = np.count_nonzero(cv2.bitwise_and(notmat, vis)) / self._briscola_visible_px
+        if covered < 0.6:
+            return ZoneObs(None, None, hidden)  # no card lies there
+        hint = list(self.briscola_hint()) if self.briscola_hint else []
+        if hidden or not hint:
+            return ZoneObs(UNKNOWN, None, hidden)
+        zone = self.layout.zones["briscola"]
+        patch = self._visible_half(rect, zone)
+        key = ("half", tuple(hint), int(patch.mean()))
+        cached = self._cache.get("briscola")
+        if cached is not None and cached[0][:2] == key[:2] and abs(cached[0][2] - key[2]) < 6:
+            return cached[1]
+        self.stats.recognitions += 1
+        emb = self.recognizer.embedder(patch[None])[0]
+        deck = self.recognizer.deck
+        scores = {}
+        for code in hint:
+            sel = deck.labels == code
+            if np.any(sel):
+                scores[code] = float(np.max(deck.embeddings[sel] @ emb))
+        if not scores:
+            return ZoneObs(UNKNOWN, None, hidden)
+        ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+        best, sim = ranked[0]
+        gap = sim - ranked[1][1] if len(ranked) > 1 else sim
+        # The card lying there (hint[0]) stays unless another is clearly better.
+        content = best if gap >= (0.02 if best == hint[0] else 0.06) else UNKNOWN
+        center = tuple(float(v) for v in zone.center)
+        obs = ZoneObs(content, center, hidden, round(sim, 4))
+        self._cache["briscola"] = (key, obs)
+        return obs
+
+    def _visible_half(self, rect: np.ndarray, zone: Zone) -> np.ndarray:
+        """The crosswise card in the briscola spot stood upright, its covered part blanked
+        with the card's own paper colour."""
+        corners = zone.corners() * self.px  # TL TR BR BL of the crosswise box
+        upright = np.roll(corners, -1, axis=0).astype(np.float32)  # long side vertical
+        patch = warp_card(rect, upright, (PATCH_W, PATCH_H))
+        stock = cv2.warpPerspective(
+            self._zone_masks["stock"],
+            cv2.getPerspectiveTransform(upright, np.float32(
+                [[0, 0], [PATCH_W, 0], [PATCH_W, PATCH_H], [0, PATCH_H]])),
+            (PATCH_W, PATCH_H))
+        visible = patch[stock == 0]
+        if len(visible):
+            bright = visible[visible.sum(axis=1) >= np.percentile(visible.sum(axis=1), 80)]
+            paper = np.median(bright, axis=0).astype(np.uint8)
+            patch = patch.copy()
+            patch[stock > 0] = paper
+        return patch
+
+
+def seat_zones_for(players: int, direction: str = "ccw") -> dict[int, str]:
+    """Seat (order of play) -> its play zone on the mat."""
+    from table_controller.rules import Direction
+    from vision.mat import seats_for
+
+    places = seats_for(players)
+    d = Direction.parse(direction)
+    return {seat: f"play{places[d.place_of(seat, players)]}" for seat in range(players)}
+
+
+__all__ = ["TableObserver", "ObserverStats", "seat_zones_for", "BACK"]
