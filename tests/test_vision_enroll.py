@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import cv2
 import numpy as np
 import pytest
@@ -80,3 +82,37 @@ def test_deck_from_another_model_is_refused(tmp_path, faces):
     (tmp_path / "junk.npz").write_bytes(b"junk")
     with pytest.raises(DeckFileError, match="not a deck file"):
         EnrolledDeck.load(tmp_path / "junk.npz")
+
+
+def test_guided_enrollment_asks_card_by_card_and_catches_repeats(faces):
+    from vision.augment import random_texture
+    from vision.enroll import guided_enroll
+
+    rng = np.random.default_rng(3)
+    table = random_texture(rng, 480, 640)
+    prompts: list[str] = []
+
+    def photo(code):
+        img = table.copy()
+        card = cv2.resize(faces[code], (160, 245))
+        img[100:345, 240:400] = card
+        return img
+
+    def frames():
+        shown_wrong = False
+        while True:
+            m = re.search(r"(\d+[dcsb]|back)\)?$", prompts[-1])
+            wanted = m.group(1) if m else None
+            if wanted == "2d" and not shown_wrong:
+                for _ in range(10):  # the player shows the 1d again by mistake
+                    yield photo("1d")
+                shown_wrong = True
+                continue
+            yield photo(wanted) if wanted else table
+
+    deck = guided_enroll(frames(), prompts.append, codes=["1d", "2d", "back"], stable_frames=3,
+                         timeout_s=20)
+    assert [p for p in prompts if p.startswith("Mostra")][:2] == [
+        "Mostra Asso di denari (1d)", "Mostra 2 di denari (2d)"]
+    assert any(p.startswith("Questa sembra 1d") for p in prompts)
+    assert sorted(set(deck.labels.tolist())) == ["1d", "2d", "back"]

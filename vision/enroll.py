@@ -168,7 +168,7 @@ def guided_enroll(frames: Iterable[np.ndarray], prompt: Callable[[str], None],
     taken: list[tuple[str, np.ndarray]] = []
     it = iter(frames)
     for code in wanted:
-        name = "the back of a card" if code == BACK else Card.parse(code).name("it")
+        name = "il dorso di una carta" if code == BACK else Card.parse(code).name("it")
         prompt(f"Mostra {name} ({code})")
         history: list[np.ndarray] = []
         start = time.monotonic()
