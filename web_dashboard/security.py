@@ -97,7 +97,9 @@ def require_pin_form(view: Callable) -> Callable:
         if not guard.is_set:
             return redirect(url_for("auth.set_pin"))
         if not session.get("unlocked"):
-            return redirect(url_for("auth.unlock", next=request.path))
+            # Back to a page after unlocking (the form's own URL only takes POSTs).
+            back = request.path if request.path == url_for("setup.form") else "/"
+            return redirect(url_for("auth.unlock", next=back))
         if not csrf_ok(request.form.get("csrf_token")):
             return Response("CSRF token missing or wrong: reload the page and try again",
                             status=400, mimetype="text/plain")

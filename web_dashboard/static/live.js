@@ -233,6 +233,18 @@
       box.append(el("p", {class: "banner match",
                           text: "★ " + t("wins_match", {name: joinNames(s.standing.winners)})}));
     }
+    if (s.standing && s.standing.hands_played) {
+      const series = el("p", {class: "series", id: "series"},
+                          el("span", {class: "muted", text: t("series") + " "}));
+      names().forEach((name, seat) => {
+        if (seat) series.append(" · ");
+        series.append(el("span", {class: "seat-" + seat, text: name + " "}),
+                      el("strong", {text: String(s.standing.hands_won[seat] || 0)}));
+      });
+      if (s.standing.length) series.append(el("span", {class: "muted",
+        text: " (" + t("best_of", {n: s.standing.length}) + ")"}));
+      box.append(series);
+    }
     box.append(el("h2", {text: t("trick_account")}));
     const tricks = el("ol", {class: "tricks"});
     for (const tr of r.tricks) {

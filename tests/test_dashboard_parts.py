@@ -1,0 +1,83 @@
+"""The dashboard's smaller parts: message catalogue, card faces, QR code, mDNS."""
+
+import importlib.util
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from table_controller.cards import ALL_CARDS
+from table_controller.events import ViolationKind
+from web_dashboard import i18n
+from web_dashboard.announce import Announcer
+from web_dashboard.card_faces import back_svg, card_svg, enrolled_decks, enrolled_face
+from web_dashboard.qr import qr_rows, qr_svg
+
+PACKAGE = Path(i18n.__file__).parent
+
+
+def test_every_message_exists_in_the_three_languages():
+    for key, entry in i18n.MESSAGES.items():
+        assert set(entry) == {"it", "en", "fr"}, key
+        placeholders = {re.findall(r"{(\w+)}", text).__str__() for text in entry.values()}
+        assert len(placeholders) == 1, f"{key}: languages disagree on placeholders"
+
+
+def test_every_key_the_templates_and_script_use_is_in_the_catalogue():
+    used = set()
+    for path in (PACKAGE / "templates").glob("*.html"):
+        used |= set(re.findall(r"\bt\('(\w+)'", path.read_text()))
+    script = (PACKAGE / "static" / "live.js").read_text()
+    used |= set(re.findall(r'\bt\("(\w+)"(?!\s*\+)', script))
+    used |= {f"kind_{k.value}" for k in ViolationKind}  # t("kind_" + v.kind)
+    missing = used - set(i18n.MESSAGES)
+    assert not missing and len(used) > 40
+
+
+def test_translate_formats_and_falls_back():
+    assert i18n.translate("fr", "hand_n", n=3) == "Donne 3"
+    assert i18n.translate("en", "your_turn", name="Ada") == "Ada to play"
+    assert i18n.translate("it", "no_such_key") == "no_such_key"
+    assert i18n.catalogue("en")["trump"] == "Trump"
+
+
+@pytest.mark.parametrize("french", [False, True])
+def test_all_forty_faces_are_valid_svg(french):
+    for card in ALL_CARDS:
+        root = ET.fromstring(card_svg(str(card), french))
+        assert root.tag.endswith("svg") and root.get("viewBox") == "0 0 100 150"
+    ET.fromstring(back_svg())
+    assert ">F<" in card_svg("8c") and ">J<" in card_svg("8c", french=True)
+    assert ">7<" in card_svg("7b")
+
+
+def test_enrolled_decks_are_found_and_paths_stay_inside(tmp_path):
+    (tmp_path / "napoletane").mkdir()
+    (tmp_path / "napoletane" / "1d.jpg").write_bytes(b"x")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "bad name").mkdir()
+    (tmp_path / "bad name" / "1d.png").write_bytes(b"x")
+    assert enrolled_decks(tmp_path) == ["napoletane"]
+    assert enrolled_decks(None) == [] and enrolled_decks(tmp_path / "none") == []
+    assert enrolled_face(tmp_path, "napoletane", "1D") == tmp_path / "napoletane" / "1d.jpg"
+    assert enrolled_face(tmp_path, "napoletane", "2d") is None
+    assert enrolled_face(tmp_path, "..", "1d") is None
+
+
+@pytest.mark.skipif(importlib.util.find_spec("segno") is None, reason="segno not installed")
+def test_qr_code_for_page_and_display():
+    svg = qr_svg("http://briscola.local:8000/")
+    assert svg.startswith("<svg") and "path" in svg
+    rows = qr_rows("http://briscola.local:8000/")
+    assert len(rows) == len(rows[0]) >= 21 and any(map(any, rows))
+    assert rows[0][:7] == [True] * 7  # the finder pattern's top edge
+
+
+@pytest.mark.skipif(importlib.util.find_spec("zeroconf") is not None,
+                    reason="checks the behaviour without zeroconf")
+def test_announcer_is_a_no_op_without_zeroconf():
+    announcer = Announcer(8000, "192.168.1.20")
+    assert announcer.start() is False
+    assert announcer.url == "http://briscola.local:8000/"
+    announcer.close()
