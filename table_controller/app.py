@@ -199,63 +199,31 @@ def paced(frames: Iterator[tuple[float, Any]], fps: float, realtime: bool,
         yield t, frame
 
 
-class CaptureSource:
-    """Frames from OpenCV's VideoCapture (camera index, file, URL) as (t, frame) pairs.
+def camera_frames(spec: int | str, fps: float = 30.0, stop: threading.Event | None = None,
+                  retry_s: float = 1.0) -> Iterator[tuple[float, Any]]:
+    """(t, image) pairs from a camera, video file, folder or stream (``vision.sources``).
 
-    A camera that disappears is reopened (at most every ``retry_s``); a file that
-    ends ends the stream. Broken reads are counted, never raised.
+    A camera that goes away (unplugged, stream dropped) is reopened every ``retry_s``
+    until it comes back; a recording or folder that ends ends the stream. Raises
+    ``vision.sources.SourceError`` when ``spec`` names nothing usable.
     """
+    from vision.sources import open_source
 
-    def __init__(self, source: int | str, width: int = 1280, height: int = 720,
-                 fps: float = 30.0, retry_s: float = 1.0, live: bool | None = None) -> None:
-        self.source, self.width, self.height, self.fps = source, width, height, fps
-        self.retry_s = retry_s
-        self.live = isinstance(source, int) or str(source).startswith(("rtsp:", "http"))\
-            if live is None else live
-        self.failures = 0
-        self.reopened = 0
-        self._cap = None
-
-    def _open(self):
-        import cv2
-
-        cap = cv2.VideoCapture(self.source)
-        if isinstance(self.source, int):
-            cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
-            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
-            cap.set(cv2.CAP_PROP_FPS, self.fps)
-        return cap if cap.isOpened() else None
-
-    def frames(self, stop: threading.Event | None = None) -> Iterator[tuple[float, Any]]:
-        import cv2
-
-        start = time.monotonic()
-        n = 0
+    source = open_source(spec, fps)
+    try:
         while stop is None or not stop.is_set():
-            if self._cap is None:
-                self._cap = self._open()
-                if self._cap is None:
-                    if not self.live:
-                        raise OSError(f"cannot open video source {self.source!r}")
-                    self.failures += 1
-                    time.sleep(self.retry_s)
-                    continue
-            ok, frame = self._cap.read()
-            if not ok or frame is None:
-                if not self.live:
-                    break  # end of the file
-                self.failures += 1
-                self._cap.release()
-                self._cap = None
-                self.reopened += 1
+            frame = source.read(timeout=1.0)
+            if frame is not None:
+                yield frame.t, frame.image
                 continue
-            if self.live:
-                t = time.monotonic() - start
-            else:
-                ms = self._cap.get(cv2.CAP_PROP_POS_MSEC)
-                t = ms / 1000.0 if ms > 0 else n / (self._cap.get(cv2.CAP_PROP_FPS) or self.fps)
-            n += 1
-            yield t, frame
-        if self._cap is not None:
-            self._cap.release()
-            self._cap = None
+            if source.state == "ended":
+                return
+            if source.state == "lost":
+                log.warning("camera %s lost: reopening", spec)
+                time.sleep(retry_s)
+                try:
+                    source.reopen()
+                except Exception as exc:  # still unplugged: try again later
+                    log.warning("camera %s not back yet: %s", spec, exc)
+    finally:
+        source.close()

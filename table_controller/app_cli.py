@@ -237,7 +237,7 @@ def _final_account(controller: Any, sim: Any, names: list[str], elapsed: float) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from table_controller.app import CaptureSource, build_table
+    from table_controller.app import build_table, camera_frames
     from table_controller.config import ConfigError, load_config
 
     try:
@@ -276,9 +276,15 @@ def run(args: argparse.Namespace) -> int:
 
             frames = paced(frames, 30.0, True, stop)
         else:
-            frames = CaptureSource(source, config.camera.width, config.camera.height,
-                                   config.camera.fps, live=True).frames(stop)
+            frames = camera_frames(source, config.camera.fps, stop)
         controller.run(frames, stop)
+    except Exception as exc:  # a camera that was never there: say so
+        from vision.sources import SourceError
+
+        if not isinstance(exc, SourceError):
+            raise
+        print(f"briscola-table run: [camera] source: {exc}", file=sys.stderr)
+        return 2
     finally:
         table.close()
     return 0

@@ -33,7 +33,7 @@ def _die(message: str) -> int:
 def run_video(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from table_controller.app import CaptureSource
+    from table_controller.app import camera_frames
     from table_controller.config import ConfigError, load_config
     from table_controller.controller import Controller
     from table_controller.referee import Referee
@@ -77,17 +77,18 @@ def run_video(args: argparse.Namespace) -> int:
     events_out = []
     events_out.append(first)
     controller.submit(first)
-    source = CaptureSource(str(args.video), live=False)
+    from vision.sources import SourceError
+
     try:
-        for t, frame in source.frames():
+        for t, frame in camera_frames(str(args.video)):
             for decision in controller.on_frame(frame, t):
                 if decision.event is not None:
                     obj = decision.event.to_json()
                     if decision.t is not None:
                         obj["t"] = round(decision.t, 3)
                     events_out.append(obj)
-    except OSError as exc:
-        return _die(str(exc))
+    except (OSError, SourceError) as exc:
+        return _die(f"{args.video}: {exc}")
     if controller.stats.frames == 0:
         return _die(f"{args.video}: no frame could be read")
     if args.events_out:
