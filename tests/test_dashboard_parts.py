@@ -2,6 +2,7 @@
 
 import importlib.util
 import re
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -81,3 +82,47 @@ def test_announcer_is_a_no_op_without_zeroconf():
     assert announcer.start() is False
     assert announcer.url == "http://briscola.local:8000/"
     announcer.close()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("zeroconf") is None,
+                    reason="zeroconf (optional) is not installed")
+def test_announcer_publishes_briscola_local():
+    from zeroconf import Zeroconf
+
+    from web_dashboard.qr import lan_address
+    address = lan_address() or "127.0.0.1"
+    announcer = Announcer(8765, address)
+    if not announcer.start():
+        pytest.skip("no multicast on this machine's network")
+    try:
+        zc = Zeroconf()
+        info = zc.get_service_info("_http._tcp.local.", "Briscola table._http._tcp.local.",
+                                   timeout=3000)
+        zc.close()
+        assert info is not None and info.server == "briscola.local." and info.port == 8765
+        assert address in info.parsed_addresses()
+    finally:
+        announcer.close()
+
+
+def test_demo_plays_hands_through_the_session(tmp_path):
+    import threading
+
+    from table_controller.store import Store
+    from web_dashboard.demo import run_demo
+    from web_dashboard.live import LiveTable
+    from web_dashboard.session import TableSession
+    store = Store(tmp_path / "demo.sqlite3")
+    hub = LiveTable()
+    session = TableSession(store, hub)
+    stop = threading.Event()
+    thread = run_demo(session, delay=0.001, seed=3, stop=stop)
+    end = time.monotonic() + 10
+    while hub.last.n < 30 and time.monotonic() < end:
+        time.sleep(0.02)
+    stop.set()
+    thread.join(5)
+    assert not thread.is_alive()
+    assert hub.snapshot()["match"]["names"] == ["Giulia", "Marco"]
+    events = store.events(session.info.id)
+    assert len(events) >= 25 and all(e.accepted for e in events)
