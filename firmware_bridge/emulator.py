@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 FIRMWARE_DIR = Path(__file__).resolve().parents[1] / "hardware" / "firmware"
-CFLAGS = ("-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Werror")
+CFLAGS = ("-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Wconversion", "-Wshadow",
+          "-Werror")
 SANITIZE = ("-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all")
 
 

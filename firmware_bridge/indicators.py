@@ -224,6 +224,10 @@ class Indicators:
                 self.new_hand(players, dealer)
             if accepted and getattr(event, "type", None) == "trump":
                 self.trump(getattr(event, "card", None))
+            if accepted and getattr(hand, "trump", None) is not None:
+                # the face-up card changes with a swap: show the hand's own
+                briscola = getattr(hand, "briscola", None)
+                self.trump(briscola if briscola is not None else hand.trump)
             if accepted and getattr(decision, "undone", None) is not None and hand is not None:
                 self._restore_from(hand)
             winner = getattr(decision, "trick_winner", None)
