@@ -191,3 +191,18 @@ def test_undo_restores_the_previous_trick(table, factory):
     assert lit(factory, WINNERS) == [0]  # the second trick was undone
     assert lit(factory, SEATS) == [1]
     assert ind.state.trump_suit == "s" and ind.state.trump_rank == 5
+
+
+def test_a_swap_changes_the_face_up_card_shown(table):
+    ind, image = table
+    ref = Referee(players=2, variants=("swap7",))
+    for ev in ({"type": "hand", "players": 2, "dealer": 1}, {"type": "trump", "card": "9s"},
+               {"type": "play", "seat": 0, "card": "1d"}, {"type": "play", "seat": 1, "card": "3d"},
+               {"type": "swap", "seat": 0, "card": "7s"}):
+        decision = ref.feed_json(ev)
+        assert decision.accepted, decision
+        ind.apply(decision, ref.hand)
+    assert (ind.state.trump_suit, ind.state.trump_rank) == ("s", 7)
+    assert (image.frame == render(ind.state)).all()
+    ind.apply(ref.feed_json({"type": "swap", "seat": 1, "card": "2s"}), ref.hand)
+    assert ind.state.error_kind != 0 and ind.state.trump_rank == 7  # refused: unchanged
