@@ -100,6 +100,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "deck_printed": {"it": "Carte italiane stampate (della visione)",
                      "en": "Printed Italian cards (the vision's deck)",
                      "fr": "Cartes italiennes imprimées (jeu de la vision)"},
+    "hands": {"it": "Smazzate", "en": "Hands", "fr": "Donnes"},
     "series": {"it": "La serie", "en": "The series", "fr": "La série"},
     "deck_enrolled": {"it": "Mazzo registrato: {name}", "en": "Enrolled deck: {name}",
                       "fr": "Jeu enregistré : {name}"},
