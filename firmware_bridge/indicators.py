@@ -11,6 +11,7 @@ board arrive at the callbacks registered with ``on_button`` as "confirm",
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
@@ -50,6 +51,9 @@ class Indicators:
         self._state = BLANK.replace(brightness=brightness)
         self._buttons: list[Callable[[str], None]] = []
         self.link = None  # the BoardLink, when there is one
+        # Callers may come from button callbacks (gpiozero's and the link's threads)
+        # as well as the controller's: one change and its fan-out at a time.
+        self._lock = threading.RLock()
 
     @classmethod
     def from_config(cls, config: IndicatorsConfig, *, pin_factory=None,
@@ -96,15 +100,18 @@ class Indicators:
                 log.exception("button handler failed")
 
     def _set(self, state: TableState) -> None:
-        if state != self._state:
-            self._state = state
-            self._fan_out()
+        with self._lock:
+            if state != self._state:
+                self._state = state
+                self._fan_out()
 
     def _update(self, **changes: Any) -> None:
-        try:
-            self._set(self._state.replace(**changes))
-        except StateError as exc:
-            raise IndicatorError(str(exc)) from None
+        with self._lock:
+            try:
+                new = self._state.replace(**changes)
+            except StateError as exc:
+                raise IndicatorError(str(exc)) from None
+            self._set(new)
 
     def _fan_out(self) -> None:
         for out in self.outputs:
@@ -211,6 +218,10 @@ class Indicators:
         """Show what a referee ``Decision`` says; ``hand`` (the referee's current
         hand, optional) fills in what a decision does not carry (players of a
         default hand event, the trump and last trick after an undo)."""
+        with self._lock:
+            self._apply(decision, hand)
+
+    def _apply(self, decision: Any, hand: Any) -> None:
         event = getattr(decision, "event", None)
         accepted = getattr(decision, "accepted", True)
         violation = getattr(decision, "violation", None)

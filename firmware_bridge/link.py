@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import select
 import threading
 import time
@@ -66,6 +67,7 @@ class LinkStats:
     port_errors: int = 0  # cable pulled, device vanished
     link_timeouts: int = 0
     board_reboots: int = 0
+    incompatible: int = 0  # HELLO_REPLYs with another protocol version
     digest_mismatches: int = 0
     buttons: int = 0
     heartbeats_rx: int = 0
@@ -157,6 +159,10 @@ class BoardLink:
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         self._t0 = time.monotonic()
+        # Button callbacks run on their own thread: a slow or re-entrant handler
+        # (one that pings the board, say) must not stall the link.
+        self._events: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._dispatcher: threading.Thread | None = None
 
     # --- application side ------------------------------------------------------
 
@@ -164,6 +170,9 @@ class BoardLink:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="board-link", daemon=True)
             self._thread.start()
+            self._dispatcher = threading.Thread(target=self._dispatch, name="board-buttons",
+                                                daemon=True)
+            self._dispatcher.start()
         return self
 
     def close(self) -> None:
@@ -172,6 +181,10 @@ class BoardLink:
         if self._thread:
             self._thread.join(timeout=5)
             self._thread = None
+        if self._dispatcher:
+            self._events.put(None)
+            self._dispatcher.join(timeout=5)
+            self._dispatcher = None
         self._drop_port()
         for fd in (self._wake_r, self._wake_w):
             try:
@@ -450,6 +463,7 @@ class BoardLink:
         if info.nonce != self._hello_nonce:
             return
         if info.version != PROTOCOL_VERSION:
+            self.stats.incompatible += 1
             log.error("board speaks protocol %d, this host %d: not syncing",
                       info.version, PROTOCOL_VERSION)
             self._next_hello = self._now() + 5.0
@@ -529,8 +543,12 @@ class BoardLink:
             self.stats.bad_payload += 1
             return
         self.stats.buttons += 1
-        if self.on_button is not None:
-            try:
-                self.on_button(name)
-            except Exception:
-                log.exception("button callback failed")
+        self._events.put(name)
+
+    def _dispatch(self) -> None:
+        while (name := self._events.get()) is not None:
+            if self.on_button is not None:
+                try:
+                    self.on_button(name)
+                except Exception:
+                    log.exception("button callback failed")

@@ -120,3 +120,32 @@ def test_after_the_barrage_the_host_still_works(rig):
     acks = [f for f in board.read(0.1) if f.type == MsgType.ACK]
     assert [a.payload for a in acks] == [bytes((77, 0)), bytes((77, 0))]
     assert link.stats.decoder.dropped > 0  # the barrage was counted
+
+
+def test_a_board_of_another_protocol_version_is_not_driven():
+    board = FakeBoard()
+    with BoardLink(board.path, hello_interval=0.05) as link:
+        hello = board.take(MsgType.HELLO)
+        assert hello.payload[0] == PROTOCOL_VERSION
+        info = BoardInfo(PROTOCOL_VERSION + 1, int.from_bytes(hello.payload[1:3], "big"), 6, 4,
+                         128, 64, 3, (9, 0), 1, 7)
+        board.write(encode_frame(MsgType.HELLO_REPLY, hello.seq, info.pack()))
+        link.set_state(TableState(players=2))
+        assert not link.wait_connected(0.3)
+        assert link.stats.incompatible == 1
+        assert not [f for f in board.read(0.1) if 0x10 <= f.type <= 0x19]
+    board.close()
+
+
+def test_late_or_forged_hello_replies_are_ignored():
+    board = FakeBoard()
+    with BoardLink(board.path, hello_interval=0.05) as link:
+        hello = board.take(MsgType.HELLO)
+        nonce = int.from_bytes(hello.payload[1:3], "big")
+        for seq, n in ((hello.seq + 100, nonce), (hello.seq, nonce ^ 1)):
+            info = BoardInfo(PROTOCOL_VERSION, n, 6, 4, 128, 64, 3, (1, 0), 1, 7)
+            board.write(encode_frame(MsgType.HELLO_REPLY, seq % 256, info.pack()))
+        board.write(encode_frame(MsgType.HELLO_REPLY, hello.seq, b"short"))
+        assert not link.wait_connected(0.2)
+        assert link.stats.bad_payload == 1
+    board.close()
