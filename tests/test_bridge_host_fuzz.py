@@ -124,7 +124,8 @@ def test_after_the_barrage_the_host_still_works(rig):
 
 def test_a_board_of_another_protocol_version_is_not_driven():
     board = FakeBoard()
-    with BoardLink(board.path, hello_interval=0.05) as link:
+    # a slow HELLO rate: the reply below must answer the HELLO still current
+    with BoardLink(board.path, hello_interval=1.0) as link:
         hello = board.take(MsgType.HELLO)
         assert hello.payload[0] == PROTOCOL_VERSION
         info = BoardInfo(PROTOCOL_VERSION + 1, int.from_bytes(hello.payload[1:3], "big"), 6, 4,
@@ -139,7 +140,7 @@ def test_a_board_of_another_protocol_version_is_not_driven():
 
 def test_late_or_forged_hello_replies_are_ignored():
     board = FakeBoard()
-    with BoardLink(board.path, hello_interval=0.05) as link:
+    with BoardLink(board.path, hello_interval=1.0) as link:
         hello = board.take(MsgType.HELLO)
         nonce = int.from_bytes(hello.payload[1:3], "big")
         for seq, n in ((hello.seq + 100, nonce), (hello.seq, nonce ^ 1)):
