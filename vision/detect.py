@@ -87,10 +87,13 @@ def _card_shaped(quad: np.ndarray, ratio: tuple[float, float]) -> bool:
 
 def quads_from_mask(mask: np.ndarray, min_area: float, max_area: float,
                     ratio: tuple[float, float] = CARD_RATIO, min_fill: float = 0.88,
-                    max_erode: int = 3, nested: bool = False) -> list[Quad]:
+                    max_erode: int = 3, nested: bool = False,
+                    card_px: tuple[float, float] | None = None) -> list[Quad]:
     """Card-shaped blobs of a binary mask; merged blobs are eroded until they split.
 
     ``nested`` also looks at holes and blobs inside blobs (cards on a light cloth).
+    ``card_px`` (width, height of a card in pixels, when known) also splits a row
+    of cards lying edge to edge, which erosion cannot pull apart.
     """
     out: list[Quad] = []
     mode = cv2.RETR_LIST if nested else cv2.RETR_EXTERNAL
@@ -105,6 +108,11 @@ def quads_from_mask(mask: np.ndarray, min_area: float, max_area: float,
             continue
         if max_erode <= 0 or area < 1.6 * min_area:
             continue
+        if card_px is not None and fill >= min_fill:
+            row = _split_row(cnt, card_px)
+            if row:
+                out.extend(row)
+                continue
         # Touching or slightly overlapping cards, or a card with a hand on it:
         # erode the blob alone until card-sized parts come apart, then grow them back.
         blob = np.zeros_like(mask)
@@ -132,9 +140,39 @@ def quads_from_mask(mask: np.ndarray, min_area: float, max_area: float,
     return out
 
 
+def _split_row(contour: np.ndarray, card_px: tuple[float, float]) -> list[Quad]:
+    """A rectangle k cards long (side by side or end to end, overlapping a little)
+    cut into k cards of the known size, the outer ones flush with its ends."""
+    (cx, cy), (w, h), a = cv2.minAreaRect(contour)
+    cw, ch = card_px
+    for along, across, card_along, card_across, axis in ((w, h, cw, ch, 0), (w, h, ch, cw, 0),
+                                                          (h, w, cw, ch, 1), (h, w, ch, cw, 1)):
+        if abs(across - card_across) > 0.12 * card_across:
+            continue
+        k = round(along / card_along)
+        if not 2 <= k <= 4 or not (k - 0.6) * card_along <= along <= k * card_along * 1.04:
+            continue
+        t = np.radians(a)
+        u = np.array([np.cos(t), np.sin(t)]) if axis == 0 else np.array([-np.sin(t), np.cos(t)])
+        out = []
+        for i in range(k):
+            off = (-along / 2 + card_along / 2) + i * (along - card_along) / (k - 1)
+            c = np.array([cx, cy]) + u * off
+            size = (card_along, card_across) if axis == 0 else (card_across, card_along)
+            quad = cv2.boxPoints(((float(c[0]), float(c[1])), size, a)).astype(np.float32)
+            out.append(Quad(order_corners(quad), card_along * card_across, 1.0))
+        return out
+    return []
+
+
 def _dedupe(quads: list[Quad]) -> list[Quad]:
-    """One quad per card: a quad holding two others is the cloth they lie on, and of
-    candidates sharing a centre the fullest (then largest) is kept."""
+    """One quad per card.
+
+    A quad holding two smaller ones is the cloth they lie on. Of nested candidates
+    the outer one wins when the inner is much smaller (a figure's panel inside the
+    card), the fuller one when they are about the same size (one card seen by two
+    masks).
+    """
     if not quads:
         return []
     centers = [tuple(float(v) for v in q.center) for q in quads]
@@ -145,9 +183,16 @@ def _dedupe(quads: list[Quad]) -> list[Quad]:
     areas = np.array([q.area for q in quads])
     cloth = (inside & (areas[None, :] < 0.6 * areas[:, None])).sum(axis=1) >= 2
     keep: list[int] = []
-    for i in sorted(range(n), key=lambda i: (-round(quads[i].fill, 2), -areas[i])):
-        if not cloth[i] and not any(inside[k, i] or inside[i, k] for k in keep):
+    for i in sorted(range(n), key=lambda i: -areas[i]):
+        if cloth[i]:
+            continue
+        nest = [k for k in keep if inside[k, i] or inside[i, k]]
+        if not nest:
             keep.append(i)
+            continue
+        k = nest[0]
+        if areas[i] > 0.8 * areas[k] and quads[i].fill > quads[k].fill + 0.02:
+            keep[keep.index(k)] = i
     return [quads[i] for i in keep]
 
 
@@ -211,5 +256,6 @@ def find_cards_on_mat(rectified: np.ndarray, px_per_mm: float, card_mm: tuple[fl
     card_area = card_mm[0] * card_mm[1] * px_per_mm ** 2
     ratio = card_mm[1] / card_mm[0]
     quads = quads_from_mask(mask, 0.75 * card_area, 1.3 * card_area,
-                            (ratio * 0.85, ratio * 1.15), min_fill=0.85)
+                            (ratio * 0.85, ratio * 1.15), min_fill=0.85,
+                            card_px=(card_mm[0] * px_per_mm, card_mm[1] * px_per_mm))
     return quads, mask

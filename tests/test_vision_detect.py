@@ -1,0 +1,101 @@
+"""Card quadrilaterals: corner order, warping, detection on photos and on the mat."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.augment import random_texture
+from vision.deck_art import CARD_H_MM, CARD_W_MM
+from vision.detect import find_cards, find_cards_on_mat, order_corners, warp_card
+from vision.enroll import builtin_faces
+from vision.mat import draw_mat, mat_layout
+from vision.scenes import PlacedCard, camera_homography, paste_cards, render, scatter
+
+
+@settings(max_examples=200, deadline=None)
+@given(angle=st.floats(0, 360), w=st.floats(20, 200), ratio=st.floats(1.2, 2.0),
+       cx=st.floats(-500, 500), cy=st.floats(-500, 500), shuffle=st.permutations(range(4)))
+def test_corners_come_out_clockwise_with_a_short_top_side(angle, w, ratio, cx, cy, shuffle):
+    h = w * ratio
+    a = math.radians(angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    box = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2 @ rot.T + [cx, cy]
+    q = order_corners(box[list(shuffle)])
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    assert sides[0] < sides[1] and sides[2] < sides[3]
+    # Clockwise on screen (y down): positive shoelace area.
+    x, y = q[:, 0], q[:, 1]
+    assert np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)) > 0
+    assert q[0, 1] + q[1, 1] <= q[2, 1] + q[3, 1] + 1e-6  # the top side is the higher one
+
+
+def test_warp_card_stands_the_card_up():
+    face = builtin_faces()["7s"]
+    canvas = np.zeros((400, 400, 3), np.uint8)
+    m = cv2.getRotationMatrix2D((200, 200), 90, 1.0)
+    fh, fw = face.shape[:2]
+    canvas[80:80 + fh, 120:120 + fw] = face
+    turned = cv2.warpAffine(canvas, m, (400, 400))
+    pts = cv2.transform(np.float32([[120, 80], [120 + fw, 80], [120 + fw, 80 + fh],
+                                    [120, 80 + fh]])[None], m)[0]
+    patch = warp_card(turned, order_corners(pts))
+    want = cv2.resize(face, (64, 96), interpolation=cv2.INTER_AREA)
+    d_up = np.abs(patch.astype(int) - want).mean()
+    d_turned = np.abs(patch[::-1, ::-1].astype(int) - want).mean()
+    assert min(d_up, d_turned) < 12
+
+
+def test_find_cards_in_tilted_photos():
+    faces = builtin_faces()
+    rng = np.random.default_rng(8)
+    total = found = extra = 0
+    for _ in range(5):
+        plane_mm, ppm = (520.0, 320.0), 3.0
+        plane = random_texture(rng, int(plane_mm[1] * ppm), int(plane_mm[0] * ppm))
+        cards = scatter(rng, ["1d", "5c", "9s", "10b"], plane_mm)
+        h = camera_homography(plane_mm, ppm, (1280, 720), tilt=rng.uniform(0, 30),
+                              yaw=rng.uniform(0, 360), roll=rng.uniform(-90, 90), fill=1.0)
+        img = render(plane, ppm, faces, cards, h, (1280, 720), rng)
+        quads = find_cards(img)
+        for c in cards:
+            if c.corners.min() < 2 or c.corners[:, 0].max() > 1278 or c.corners[:, 1].max() > 718:
+                continue
+            total += 1
+            match = [q for q in quads if cv2.pointPolygonTest(
+                c.corners.reshape(-1, 1, 2), tuple(map(float, q.center)), False) >= 0]
+            if match:
+                found += 1
+                # Corners within a few pixels of the truth (either way up).
+                err = min(np.abs(match[0].corners - np.roll(c.corners, k, axis=0)).max()
+                          for k in range(4))
+                assert err < 12
+        extra += len(quads) - found
+    assert total >= 15 and found >= total - 1
+    assert extra <= 1
+
+
+@pytest.mark.parametrize("turn", [0.0, 90.0, 33.0])
+@pytest.mark.parametrize("end_to_end", [False, True])
+def test_touching_cards_on_the_mat_are_split(turn, end_to_end):
+    layout = mat_layout("A3")
+    ppm = 2.0
+    mat = draw_mat(layout, ppm)
+    cx, cy = layout.width / 2, layout.height / 2
+    step = (CARD_H_MM if end_to_end else CARD_W_MM) / 2 - 1  # overlapping by ~2 mm
+    t = math.radians(turn)
+    d = (-math.sin(t) * step, math.cos(t) * step) if end_to_end else (
+        math.cos(t) * step, math.sin(t) * step)
+    cards = [PlacedCard("3c", (cx - d[0], cy - d[1]), turn),
+             PlacedCard("4d", (cx + d[0], cy + d[1]), turn + 1.0)]
+    top = paste_cards(mat, ppm, builtin_faces(), cards, shadow=False)
+    quads, _ = find_cards_on_mat(top, ppm, (CARD_W_MM, CARD_H_MM))
+    centers = sorted(tuple(np.round(q.center / ppm)) for q in quads)
+    assert len(centers) == 2
+    for (x, y), c in zip(centers, sorted(cards, key=lambda c: c.center_mm), strict=True):
+        assert math.dist((x, y), c.center_mm) < 4
