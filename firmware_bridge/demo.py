@@ -1,7 +1,8 @@
 """A hand of Briscola shown on the table's indicators, without any hardware.
 
 Drives the real referee with a scripted hand (a couple of mistakes included)
-and fans each decision out through ``Indicators``: mock GPIO pins (printed),
+and fans each decision out through ``Indicators``: GPIO LEDs (gpiozero's mock
+pins off a Pi, the real ones on a Pi; printed either way),
 the firmware emulator's OLED and ring over a pty, and a PNG of the screen.
 """
 
@@ -44,15 +45,14 @@ def scripted_hand(players: int = 2, seed: int = 1,
 
 def run_demo(players: int = 2, delay: float = 0.3, image: Path | None = None,
              emulator: bool = True, out=print) -> int:
-    from gpiozero.pins.mock import MockFactory, MockPWMPin
-
     from table_controller.referee import Referee
 
     from .config import IndicatorsConfig
     from .display import ImageDisplay
+    from .gpio import GpioIndicators, make_pin_factory
     from .indicators import Indicators
 
-    factory = MockFactory(pin_class=MockPWMPin)
+    factory = make_pin_factory("auto")  # gpiozero's mock off a Pi, the real pins on one
     config = IndicatorsConfig.recommended()
     extra = [ImageDisplay(image)] if image else []
     emu = None
@@ -65,6 +65,7 @@ def run_demo(players: int = 2, delay: float = 0.3, image: Path | None = None,
             config = IndicatorsConfig.recommended(serial_port=emu.port, display="board")
     ind = Indicators.from_config(config, pin_factory=factory, extra=extra)
     ind.on_button(lambda name: out(f"  button: {name}"))
+    gpio = next(o for o in ind.outputs if isinstance(o, GpioIndicators))
     ref = Referee(players=players)
     script = scripted_hand(players)
     try:
@@ -72,10 +73,8 @@ def run_demo(players: int = 2, delay: float = 0.3, image: Path | None = None,
         while True:
             decision = ref.feed_json(event)
             ind.apply(decision, ref.hand)
-            leds = "".join("T" if factory.pin(p).state else "." for p in
-                           config.seat_leds[:players])
-            wins = "".join("W" if factory.pin(p).state else "." for p in
-                           config.winner_leds[:players])
+            leds = "".join("T" if led.value else "." for led in gpio.turn_leds[:players])
+            wins = "".join("W" if led.value else "." for led in gpio.winner_leds[:players])
             what = (f"REFUSED {decision.violation.kind}: {decision.violation.message}"
                     if not decision.accepted else
                     f"trick to P{decision.trick_winner + 1}" if decision.trick_winner is not None
