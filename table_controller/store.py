@@ -148,39 +148,49 @@ class StoreError(ValueError):
 
 
 class Store:
-    """The table's database. Thread-safe: one connection per thread, writes serialized."""
+    """The table's database. Thread-safe: one connection, every statement under a lock."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self._local = threading.local()
-        self._write_lock = threading.RLock()
-        self._connections: list[sqlite3.Connection] = []
+        # One connection shared under a lock: the web server runs a thread per request,
+        # so per-thread connections would be opened (and leaked) per request. SQLite
+        # serializes writers anyway, and every statement here is short.
+        self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
         try:
+            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                       check_same_thread=False)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
         except sqlite3.Error as exc:
             self.close()
             raise StoreError(f"cannot use {self.path} as the table's database: {exc}") from None
+        except StoreError:
+            self.close()
+            raise
 
-    # -- connections --------------------------------------------------------------
+    # -- connection ---------------------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None,
-                                   check_same_thread=False)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            self._local.conn = conn
-            with self._write_lock:
-                self._connections.append(conn)
-        return conn
+        if self._db is None:
+            raise StoreError(f"the store {self.path} is closed")
+        return self._db
+
+    def _row(self, sql: str, params: tuple = ()) -> sqlite3.Row | None:
+        with self._lock:
+            return self._conn().execute(sql, params).fetchone()
+
+    def _rows(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn().execute(sql, params).fetchall()
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         """A write transaction; committed (and fsynced) when the block ends."""
-        with self._write_lock:
+        with self._lock:
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -191,19 +201,14 @@ class Store:
             conn.execute("COMMIT")
 
     def close(self) -> None:
-        with self._write_lock:
-            for conn in self._connections:
-                try:
-                    conn.close()
-                except sqlite3.ProgrammingError:
-                    pass  # closed from its own thread already
-            self._connections.clear()
-        self._local = threading.local()
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
     def _migrate(self) -> None:
-        with self._write_lock:
-            conn = self._conn()
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        with self._lock:
+            version = self._conn().execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{self.path} has schema version {version}, newer than this "
                                  f"program's {SCHEMA_VERSION}: upgrade briscola-table")
@@ -217,12 +222,12 @@ class Store:
 
     @property
     def schema_version(self) -> int:
-        return self._conn().execute("PRAGMA user_version").fetchone()[0]
+        return self._row("PRAGMA user_version")[0]
 
     # -- settings -----------------------------------------------------------------
 
     def get_setting(self, key: str, default: str | None = None) -> str | None:
-        row = self._conn().execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()
+        row = self._row("SELECT value FROM settings WHERE key=?", (key,))
         return default if row is None else row[0]
 
     def set_setting(self, key: str, value: str) -> None:
@@ -259,7 +264,7 @@ class Store:
         return self.match(match_id)
 
     def match(self, match_id: int) -> MatchInfo:
-        row = self._conn().execute("SELECT * FROM matches WHERE id=?", (match_id,)).fetchone()
+        row = self._row("SELECT * FROM matches WHERE id=?", (match_id,))
         if row is None:
             raise StoreError(f"no match with id {match_id}")
         return _match_info(row)
@@ -269,11 +274,11 @@ class Store:
         sql = "SELECT * FROM matches ORDER BY id DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [_match_info(r) for r in self._conn().execute(sql)]
+        return [_match_info(r) for r in self._rows(sql)]
 
     def current_match(self) -> MatchInfo | None:
         """The newest match, if it is not finished."""
-        row = self._conn().execute("SELECT * FROM matches ORDER BY id DESC LIMIT 1").fetchone()
+        row = self._row("SELECT * FROM matches ORDER BY id DESC LIMIT 1")
         if row is None or row["finished"] is not None:
             return None
         return _match_info(row)
@@ -346,22 +351,21 @@ class Store:
                      (json.dumps(standing.to_json()), now if standing.over else None, match_id))
 
     def events(self, match_id: int) -> list[EventRow]:
-        return [_event_row(r) for r in self._conn().execute(
+        return [_event_row(r) for r in self._rows(
             "SELECT * FROM events WHERE match_id=? ORDER BY seq", (match_id,))]
 
     def hand_events(self, match_id: int, idx: int) -> list[EventRow]:
         """The events fed while hand ``idx`` was the referee's current hand."""
-        return [_event_row(r) for r in self._conn().execute(
+        return [_event_row(r) for r in self._rows(
             "SELECT * FROM events WHERE match_id=? AND hand_idx=? ORDER BY seq",
             (match_id, idx))]
 
     def hands(self, match_id: int) -> list[HandRow]:
-        return [_hand_row(r) for r in self._conn().execute(
+        return [_hand_row(r) for r in self._rows(
             "SELECT * FROM hands WHERE match_id=? ORDER BY idx", (match_id,))]
 
     def hand(self, match_id: int, idx: int) -> HandRow | None:
-        row = self._conn().execute("SELECT * FROM hands WHERE match_id=? AND idx=?",
-                                   (match_id, idx)).fetchone()
+        row = self._row("SELECT * FROM hands WHERE match_id=? AND idx=?", (match_id, idx))
         return None if row is None else _hand_row(row)
 
     # -- recovery -----------------------------------------------------------------

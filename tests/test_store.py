@@ -191,3 +191,23 @@ def test_match_referee_uses_the_stored_settings(store):
     assert isinstance(ref, Referee)
     assert ref.defaults.players == 3 and [v.value for v in ref.defaults.variants] == ["swap2"]
     assert ref.match_length == 5 and ref.next_dealer() == 1
+
+
+def test_a_thread_per_request_opens_no_new_files(store):
+    """The web server runs each request on a new thread: no connection may pile up."""
+    import os
+    store.new_match(2)
+    before = len(os.listdir("/proc/self/fd"))
+    threads = [threading.Thread(target=store.matches) for _ in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(os.listdir("/proc/self/fd")) <= before + 1
+
+
+def test_a_closed_store_says_so(tmp_path):
+    s = Store(tmp_path / "c.sqlite3")
+    s.close()
+    with pytest.raises(StoreError, match="closed"):
+        s.matches()
