@@ -89,6 +89,13 @@ class Indicators:
     def state(self) -> TableState:
         return self._state
 
+    def status(self) -> dict:
+        """For the dashboard: the table state and the board link's health."""
+        import dataclasses
+        return {"state": dataclasses.asdict(self._state),
+                "outputs": [type(o).__name__ for o in self.outputs],
+                "link": None if self.link is None else self.link.status()}
+
     def on_button(self, callback: Callable[[str], None]) -> None:
         self._buttons.append(callback)
 

@@ -223,6 +223,17 @@ class BoardLink:
         with self._cond:
             return self._in_sync()
 
+    def status(self) -> dict:
+        """For the dashboard: link health in plain JSON-able values."""
+        info = self.info
+        return {"port": self.port_name, "connected": self._handshaken, "synced": self.synced,
+                "board": None if info is None else {
+                    "version": info.version, "firmware": "{}.{}".format(*info.firmware),
+                    "seats": info.seats, "leds_per_seat": info.leds_per_seat,
+                    "display": [info.display_width, info.display_height],
+                    "buttons": info.buttons, "boot_id": info.boot_id},
+                "stats": self.stats.as_dict()}
+
     def wait_connected(self, timeout: float) -> bool:
         with self._cond:
             return self._cond.wait_for(lambda: self._handshaken, timeout)

@@ -63,6 +63,11 @@ def test_a_hand_on_every_output_and_a_cable_pulled_mid_hand(tmp_path):
             assert ind.link.wait_synced(5)
             assert emu.table() == ind.state and ind.state.outcome != 0
             assert ind.link.stats.board_reboots == 1
+            import json
+            status = json.loads(json.dumps(ind.status()))
+            assert status["link"]["connected"] and status["link"]["board"]["seats"] == 6
+            assert status["state"]["outcome"] == ind.state.outcome
+            assert "GpioIndicators" in status["outputs"]
             # buttons: from the board and from the Pi's GPIO, one stream
             emu.press(0)
             factory.pin(config.buttons["undo"]).drive_low()
