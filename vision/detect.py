@@ -240,9 +240,13 @@ def mat_color(rectified: np.ndarray) -> np.ndarray:
 def mask_on_mat(rectified: np.ndarray, mat_lab: np.ndarray, chroma: float = 18.0,
                 lighter: float = 45.0) -> np.ndarray:
     """Pixels that are not mat: other chroma, or much lighter. Shadows stay mat."""
-    lab = cv2.cvtColor(rectified, cv2.COLOR_BGR2LAB).astype(np.int16)
-    d_ab = np.abs(lab[..., 1] - int(mat_lab[1])) + np.abs(lab[..., 2] - int(mat_lab[2]))
-    mask = ((d_ab > chroma) | (lab[..., 0] > int(mat_lab[0]) + lighter)).astype(np.uint8) * 255
+    lab = cv2.cvtColor(rectified, cv2.COLOR_BGR2LAB)
+    l_, a_, b_ = cv2.split(lab)
+    # Saturating uint8 arithmetic in OpenCV: no large temporaries on a Pi.
+    d_ab = cv2.add(cv2.absdiff(a_, np.full_like(a_, int(mat_lab[1]))),
+                   cv2.absdiff(b_, np.full_like(b_, int(mat_lab[2]))))
+    mask = cv2.bitwise_or(cv2.compare(d_ab, chroma, cv2.CMP_GT),
+                          cv2.compare(l_, min(255.0, float(mat_lab[0]) + lighter), cv2.CMP_GT))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
 

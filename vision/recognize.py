@@ -85,7 +85,12 @@ class SeenCard:
 
 
 def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCard]:
-    """Every card in a photo (any background, any rotation) with its identity."""
+    """Every card in a photo (any background, any rotation) with its identity.
+
+    A card-shaped thing less like any card of the deck than the network's learned
+    "none of these" level (a book, a phone, a patch of cloth) is not reported; one
+    above it but short of the verification margin is an unknown face.
+    """
     from vision.detect import find_cards, warp_card
 
     quads = find_cards(image)
@@ -94,6 +99,8 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
     ids = recognizer.identify(np.stack([warp_card(image, q.corners) for q in quads]))
     out = []
     for q, ident in zip(quads, ids, strict=True):
+        if ident.card is None and ident.similarity < recognizer.null_level:
+            continue
         corners = np.roll(q.corners, -2, axis=0) if ident.flipped else q.corners
         out.append(SeenCard(corners, ident))
     return out
