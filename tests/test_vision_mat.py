@@ -127,3 +127,15 @@ def test_a_bumped_camera_recovers_by_itself():
     cal.update(moved)
     pts = [z.center for z in layout.zones.values()]
     assert np.abs(cal.to_image(np.array(pts)) - _mm_to_image(h, ppm, pts)).max() < 2.0
+
+
+def test_cli_mat(tmp_path, capsys):
+    from table_controller.cli import main as cli_main
+
+    out = tmp_path / "mat.png"
+    assert cli_main(["mat", "--out", str(out), "--size", "a2", "--dpi", "50"]) == 0
+    img = cv2.imread(str(out))
+    assert abs(img.shape[1] - 594 * 50 / 25.4) <= 1 and abs(img.shape[0] - 420 * 50 / 25.4) <= 1
+    assert cli_main(["mat", "--out", str(tmp_path / "m.pdf"), "--size", "B4"]) == 2
+    assert "unknown mat size 'B4'" in capsys.readouterr().err
+    assert not (tmp_path / "m.pdf").exists()
