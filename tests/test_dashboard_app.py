@@ -160,7 +160,12 @@ def test_unlock_wrong_pin_lockout_and_lock(app, client):
     assert client.post("/unlock", data={"pin": "0000", "csrf_token": token}).status_code == 403
     # Five failures: even the right PIN is refused for a while.
     assert client.post("/unlock", data={"pin": PIN, "csrf_token": token}).status_code == 429
-    app.extensions["pin"]._locked_until = 0
+    # Another phone is not locked out by this one.
+    other = app.test_client()
+    r = other.post("/unlock", data={"pin": PIN, "csrf_token": csrf(other, "/unlock")},
+                   environ_base={"REMOTE_ADDR": "10.0.0.7"})
+    assert r.status_code == 302
+    app.extensions["pin"]._failures.clear()
     r = client.post("/unlock", data={"pin": PIN, "csrf_token": token, "next": "/history/"})
     assert r.status_code == 302 and r.headers["Location"] == "/history/"
     assert "Set-Cookie" in r.headers and PIN not in r.headers["Location"]

@@ -15,7 +15,7 @@ from flask import (
 )
 
 from web_dashboard.i18n import translate
-from web_dashboard.security import PIN_RE, csrf_ok, safe_next
+from web_dashboard.security import PIN_RE, client, csrf_ok, safe_next
 
 bp = Blueprint("auth", __name__)
 
@@ -34,9 +34,9 @@ def unlock():
     if request.method == "POST":
         if not csrf_ok(request.form.get("csrf_token")):
             error, status = translate(g.lang, "bad_form"), 400
-        elif guard().locked():
+        elif guard().locked(client()):
             error, status = translate(g.lang, "pin_locked"), 429
-        elif guard().check(request.form.get("pin", "")):
+        elif guard().check(request.form.get("pin", ""), client()):
             session.clear()  # a fresh session (and CSRF token) once unlocked
             session.permanent = True
             session["unlocked"] = True
@@ -65,7 +65,7 @@ def set_pin():
         pin, again = f.get("pin", ""), f.get("pin2", "")
         if not csrf_ok(f.get("csrf_token")):
             error, status = translate(g.lang, "bad_form"), 400
-        elif not first and not guard().check(f.get("current", "")):
+        elif not first and not guard().check(f.get("current", ""), client()):
             error, status = translate(g.lang, "pin_wrong"), 403
         elif not PIN_RE.match(pin):
             error, status = translate(g.lang, "pin_format"), 400

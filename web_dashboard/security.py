@@ -31,13 +31,13 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 
 
 class PinGuard:
-    """Checks the PIN against the stored hash, with a lockout after repeated failures."""
+    """Checks the PIN against the stored hash; a client (by address) that gets it wrong
+    MAX_FAILURES times in a row is refused for LOCKOUT seconds, whatever it types."""
 
     def __init__(self, store) -> None:
         self.store = store
         self._lock = threading.Lock()
-        self._failures = 0
-        self._locked_until = 0.0
+        self._failures: dict[str, list[float]] = {}  # who -> [failures, locked until]
 
     @property
     def is_set(self) -> bool:
@@ -48,24 +48,32 @@ class PinGuard:
             raise ValueError("the PIN must be 4 to 12 digits")
         self.store.set_setting("pin_hash", generate_password_hash(pin))
 
-    def locked(self) -> bool:
+    def locked(self, who: str = "") -> bool:
         with self._lock:
-            return time.monotonic() < self._locked_until
+            entry = self._failures.get(who)
+            return entry is not None and time.monotonic() < entry[1]
 
-    def check(self, pin: str | None) -> bool:
+    def check(self, pin: str | None, who: str = "") -> bool:
         stored = self.store.get_setting("pin_hash")
-        if stored is None or not pin or self.locked():
+        if stored is None or not pin or self.locked(who):
             return False
         ok = check_password_hash(stored, pin)
         with self._lock:
             if ok:
-                self._failures = 0
+                self._failures.pop(who, None)
             else:
-                self._failures += 1
-                if self._failures >= MAX_FAILURES:
-                    self._failures = 0
-                    self._locked_until = time.monotonic() + LOCKOUT
+                if len(self._failures) > 1000:  # bounded, whoever is knocking
+                    self._failures.clear()
+                entry = self._failures.setdefault(who, [0, 0.0])
+                entry[0] += 1
+                if entry[0] >= MAX_FAILURES:
+                    entry[0] = 0
+                    entry[1] = time.monotonic() + LOCKOUT
         return ok
+
+
+def client() -> str:
+    return request.remote_addr or ""
 
 
 def csrf_token() -> str:
@@ -84,7 +92,7 @@ def unlocked() -> bool:
     """Whether this request may write: a PIN session (with CSRF), or the PIN header."""
     header_pin = request.headers.get("X-Table-PIN")
     if header_pin is not None:
-        return current_app.extensions["pin"].check(header_pin)
+        return current_app.extensions["pin"].check(header_pin, client())
     return bool(session.get("unlocked"))
 
 
@@ -119,9 +127,9 @@ def require_pin_api(view: Callable) -> Callable:
                                  "first"), 403
         header_pin = request.headers.get("X-Table-PIN")
         if header_pin is not None:
-            if guard.locked():
+            if guard.locked(client()):
                 return jsonify(error="too many wrong PINs: try again in a moment"), 429
-            if not guard.check(header_pin):
+            if not guard.check(header_pin, client()):
                 return jsonify(error="wrong PIN in X-Table-PIN"), 403
             return view(*args, **kwargs)
         if not session.get("unlocked"):
