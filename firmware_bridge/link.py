@@ -176,8 +176,13 @@ class BoardLink:
         return self
 
     def close(self) -> None:
+        if self._stop:
+            return
         self._stop = True
-        self._wake()
+        try:
+            os.write(self._wake_w, b"\x01")  # the I/O thread sees _stop at once
+        except OSError:
+            pass
         if self._thread:
             self._thread.join(timeout=5)
             self._thread = None
@@ -259,6 +264,8 @@ class BoardLink:
                 self._pings.pop(seq, None)
 
     def _wake(self) -> None:
+        if self._stop:
+            return  # the pipe is closed (or closing): its fd number may be reused
         try:
             os.write(self._wake_w, b"\x01")
         except OSError:
@@ -291,7 +298,8 @@ class BoardLink:
         try:
             ready, _, _ = select.select(fds, [], [], max(0.0, timeout))
         except (OSError, ValueError):
-            self._port_failed()
+            if port is not None:
+                self._port_failed()
             return
         if self._wake_r in ready:
             try:
