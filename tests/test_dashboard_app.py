@@ -201,13 +201,18 @@ def test_setup_form_new_hand_correction_and_undo(app, unlocked):
     token = csrf(unlocked, "/")
     unlocked.post("/table/event", data={"csrf_token": token, "type": "trump", "card": "5s"})
     unlocked.post("/table/event", data={"csrf_token": token, "type": "play", "seat": "0",
-                                        "card": "9b"})
+                                        "rank": "9", "suit": "b"})  # the pickers
     assert hub_of(app).snapshot()["hand"]["trick"] == [{"seat": 0, "card": "9b"}]
     r = unlocked.post("/table/event", data={"csrf_token": token, "type": "play", "seat": "x",
                                             "card": "9b"})
     assert "the seat must be a number" in unlocked.get("/").get_data(as_text=True)
     unlocked.post("/table/undo", data={"csrf_token": token})
     assert hub_of(app).snapshot()["hand"]["trick"] == []
+    assert "Last event undone." in unlocked.get("/", headers={"Accept-Language": "en"}) \
+        .get_data(as_text=True)
+    unlocked.post("/table/event", data={"csrf_token": token, "type": "play", "seat": "1",
+                                        "card": "3c"})
+    assert "seat 1 played 3c but it is seat 0&#39;s turn" in unlocked.get("/").get_data(True)
     unlocked.post("/table/new-hand", data={"csrf_token": token})
     assert hub_of(app).snapshot()["hand"]["number"] == 2  # the abandoned hand is redealt
     r = unlocked.post("/setup/", data={"csrf_token": token, "players": "9"})

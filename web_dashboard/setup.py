@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
 
 from table_controller.referee import MATCH_LENGTHS
 from table_controller.rules import TRICKS_PER_HAND, Variant
 from web_dashboard.card_faces import enrolled_decks, printed_available
+from web_dashboard.i18n import translate
 from web_dashboard.security import require_pin_form
 
 bp = Blueprint("setup", __name__, url_prefix="/setup")
@@ -107,5 +108,8 @@ def submit():
         return redirect(url_for("setup.form"))
     hub = current_app.extensions["briscola"]["hub"]
     result = hub.submit("setup", **args)
-    flash(result.get("message", ""), "ok" if result.get("accepted") else "error")
+    if result.get("accepted"):
+        flash(translate(g.lang, "done_setup"), "ok")
+    else:
+        flash(result.get("message", ""), "error")
     return redirect(url_for("table.live") if result.get("accepted") else url_for("setup.form"))

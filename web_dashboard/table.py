@@ -51,8 +51,10 @@ def live():
             "ranks": RANK_LABELS[g.lang],
             "suits": {s: translate(g.lang, f"suit_{s}") for s in "dcsb"},
             "streamUrl": url_for("stream.events")}
+    rank_names = {r: translate(g.lang, f"rank_{r}") for r in (1, 8, 9, 10)}
     return render_template("table.html", boot=json.dumps(boot, ensure_ascii=False),
-                           state=state, url=dashboard_url(), qr=qr_svg(dashboard_url()))
+                           state=state, url=dashboard_url(), qr=qr_svg(dashboard_url()),
+                           rank_names=rank_names)
 
 
 @bp.get("/qr.svg")
@@ -75,10 +77,13 @@ def language(code: str):
     return response
 
 
+DONE = {"new_hand": "done_new_hand", "undo": "done_undo", "event": "done_event"}
+
+
 def _submit(kind: str, **args):
     result = hub().submit(kind, **args)
     if result.get("accepted"):
-        flash(result.get("message", "ok"), "ok")
+        flash(translate(g.lang, DONE[kind]), "ok")
     else:
         flash(result.get("message", "refused"), "error")
     return redirect(url_for("table.live"))
@@ -110,5 +115,7 @@ def correction():
             flash("the seat must be a number", "error")
             return redirect(url_for("table.live"))
     if kind in ("play", "swap", "trump"):
-        event["card"] = f.get("card", "").strip()
+        # From the rank and suit pickers, or a typed code such as "3c".
+        typed = f.get("card", "").strip()
+        event["card"] = typed or f"{f.get('rank', '')}{f.get('suit', '')}"
     return _submit("event", event=event)

@@ -97,6 +97,8 @@
     $("progress").hidden = !h;
     if (!h) return;
     $("progress-text").textContent = t("tricks_played", {n: h.tricks_played, left: h.tricks_left});
+    $("last-trick").textContent = h.last_winner === null || h.last_winner === undefined
+      ? "" : t("last_trick_won", {name: nameOf(h.last_winner)});
     const bar = $("progress-bar");
     bar.replaceChildren();
     for (let i = 0; i < h.tricks_total; i++) {
