@@ -3,6 +3,7 @@
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -366,3 +367,11 @@ def test_stream_catches_up_from_last_event_id(app, client):
         states = [json.loads(f["data"]) for f in read_sse(r) if f.get("event") == "state"]
         assert [s["hand"]["trick"] for s in states] == [[], [{"seat": 0, "card": "9b"}]]
         assert states[0]["hand"]["briscola"] == "5s"
+
+
+def test_every_api_route_is_in_the_openapi_description(app):
+    spec = (Path(app.static_folder) / "openapi.yaml").read_text()
+    documented = set(re.findall(r"^  (/api/v1/\S+):$", spec, re.M))
+    routes = {re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule) for rule in app.url_map.iter_rules()
+              if rule.rule.startswith("/api/v1/") and rule.endpoint != "api.openapi"}
+    assert routes == documented
