@@ -117,14 +117,16 @@
       const li = el("li", {class: "seat-" + seat + (h && h.turn === seat && !h.over ? " turn" : ""),
                            "data-seat": seat},
                     el("i", {class: "dot"}), el("span", {class: "name", text: name}));
-      if (h && h.dealer === seat) li.append(el("span", {class: "badge", text: t("dealer")}));
-      if (h && h.caller === seat) li.append(el("span", {class: "badge", text: t("caller") +
-        " " + (h.called || "") + " " + t("bid", {n: h.bid})}));
+      const badges = el("span", {class: "badges"});
+      if (h && h.dealer === seat) badges.append(el("span", {class: "badge", text: t("dealer")}));
+      if (h && h.caller === seat) badges.append(el("span", {class: "badge", text: t("caller") +
+        " " + (h.called ? cardName(h.called) : "") + " " + t("bid", {n: h.bid})}));
       if (h && h.partner === seat && h.partner !== h.caller) {
-        li.append(el("span", {class: "badge", text: t("partner")}));
+        badges.append(el("span", {class: "badge", text: t("partner")}));
       }
       li.append(el("span", {class: "piles", title: t("tricks"),
                             text: h ? "🂠 " + h.tricks_won[seat] : ""}));
+      li.append(badges);
       list.append(li);
     });
     $("hidden-note").hidden = !h || h.over;
