@@ -109,6 +109,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "done_setup": {"it": "Partita pronta.", "en": "Match set up.", "fr": "Match prêt."},
     "rank": {"it": "Valore", "en": "Rank", "fr": "Valeur"},
     "suit": {"it": "Seme", "en": "Suit", "fr": "Couleur"},
+    "next_dealer": {"it": "prossimo mazziere: {name}", "en": "next dealer: {name}",
+                    "fr": "prochain donneur : {name}"},
     "hands": {"it": "Smazzate", "en": "Hands", "fr": "Donnes"},
     "series": {"it": "La serie", "en": "The series", "fr": "La série"},
     "deck_enrolled": {"it": "Mazzo registrato: {name}", "en": "Enrolled deck: {name}",

@@ -52,6 +52,10 @@
     let line = t("hand_n", {n: h.number});
     const p = el("p", {class: "big", id: "status-line"});
     p.append(line);
+    if (h.over && s.next_dealer !== null && s.next_dealer !== undefined) {
+      p.append(el("span", {class: "muted", id: "next-dealer",
+                                   text: t("next_dealer", {name: nameOf(s.next_dealer)})}));
+    }
     if (h.turn !== null && h.turn !== undefined && !h.over) {
       p.append(" · ", el("span", {class: "turn", id: "turn-name",
                                    text: t("your_turn", {name: nameOf(h.turn)})}));
@@ -68,7 +72,13 @@
     else if (h.called) trump.append(cardImg(h.called));
     $("trump-name").textContent = h.trump ? boot.suits[h.trump] : "";
     $("trump-name").className = h.trump ? "trump-suit" : "muted";
-    $("stock").textContent = h.stock > 0 ? t("stock") + ": " + t("cards_left", {n: h.stock}) : "";
+    const stock = $("stock");
+    stock.replaceChildren();
+    if (h.stock > 0) {
+      stock.append(el("img", {src: "/cards/back.svg", alt: "", class: "back", width: 100,
+                              height: 150}),
+                   el("span", {text: t("cards_left", {n: h.stock})}));
+    }
 
     const list = $("trick-cards");
     list.replaceChildren();
