@@ -216,6 +216,14 @@ def test_setup_form_new_hand_correction_and_undo(app, unlocked):
     assert "seat 1 played 3c but it is seat 0&#39;s turn" in unlocked.get("/").get_data(True)
     unlocked.post("/table/new-hand", data={"csrf_token": token})
     assert hub_of(app).snapshot()["hand"]["number"] == 2  # the abandoned hand is redealt
+    match_id = snap["match"]["id"]
+    hands = unlocked.get(f"/api/v1/matches/{match_id}").get_json()["hands"]
+    assert [h["status"] for h in hands] == ["abandoned", "in_progress"]
+    r = unlocked.get(f"/api/v1/matches/{match_id}/hands/0")
+    assert r.status_code == 404 and "abandoned" in r.get_json()["error"]
+    assert unlocked.get(f"/api/v1/matches/{match_id}/hands/1").status_code == 409
+    assert "abandoned and redealt" in unlocked.get(
+        f"/history/{match_id}", headers={"Accept-Language": "en"}).get_data(as_text=True)
     r = unlocked.post("/setup/", data={"csrf_token": token, "players": "9"})
     assert r.headers["Location"] == "/setup/"
     assert "2 to 6" in unlocked.get("/setup/").get_data(as_text=True)
@@ -231,6 +239,8 @@ def test_api_reads(app, client):
     assert client.get("/api/v1/table").headers["Cache-Control"] == "no-store"
     matches = client.get("/api/v1/matches").get_json()["matches"]
     assert [m["id"] for m in matches] == [match_id]
+    assert client.get("/api/v1/matches?limit=1").get_json()["matches"] == matches
+    assert "'limit' must be a number" in client.get("/api/v1/matches?limit=x").get_json()["error"]
     match = client.get(f"/api/v1/matches/{match_id}").get_json()
     assert match["hands"][0]["result"]["points"] == sim.points
     assert match["standing"]["hands_played"] == 1

@@ -169,3 +169,15 @@ def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed):
     assert [t["winner"] for t in final["reveal"]["tricks"]] == sim.winners
     account = client.get(f"/api/v1/matches/{match_id}/hands/0").get_json()["reveal"]
     assert account["points"] == sim.points
+    # An undo reopening the last trick hides everything again.
+    if sim.events[-1].type == "collect":
+        session.feed({"type": "undo"})
+    session.feed({"type": "undo"})
+    assert not session.referee.hand.is_over()
+    visible = table_cards(session.referee) | {hub.snapshot()["violation"]["card"]}
+    points = list(session.referee.hand.points)
+    assert_hidden(client.get("/api/v1/table").get_json(), visible, "after undo", points)
+    assert_hidden(client.get(f"/api/v1/matches/{match_id}").get_json(), visible, "after undo",
+                  points)
+    assert client.get(f"/api/v1/matches/{match_id}/hands/0").status_code == 409
+    assert client.get(f"/api/v1/matches/{match_id}/record.bgn").data == b""

@@ -10,7 +10,13 @@ from typing import Any
 
 from flask import Blueprint, abort, current_app, jsonify, request, send_from_directory
 
-from web_dashboard.history import load_match, match_summary, record_response
+from web_dashboard.history import (
+    HISTORY_LIMIT,
+    hand_status,
+    load_match,
+    match_summary,
+    record_response,
+)
 from web_dashboard.i18n import LANGUAGES, catalogue
 from web_dashboard.security import require_pin_api
 from web_dashboard.setup import SetupError, available_decks, parse_setup
@@ -56,7 +62,13 @@ def table():
 
 @bp.get("/matches")
 def matches():
-    return jsonify(matches=[match_summary(m) for m in store().matches()])
+    """The newest matches first; ``?limit=N`` (default and most 200)."""
+    try:
+        limit = int(request.args.get("limit", HISTORY_LIMIT))
+    except ValueError:
+        return bad("'limit' must be a number")
+    limit = max(1, min(limit, HISTORY_LIMIT))
+    return jsonify(matches=[match_summary(m) for m in store().matches(limit=limit)])
 
 
 @bp.get("/matches/<int:match_id>")
@@ -73,6 +85,10 @@ def hand(match_id: int, idx: int):
     if row is None:
         abort(404)
     if row.result is None:
+        last = store().hands(match_id)[-1].idx
+        if hand_status(row, last) == "abandoned":
+            return bad(f"hand {idx} of match {match_id} was abandoned and redealt: it has no "
+                       "account", 404)
         return bad(f"hand {idx} of match {match_id} is still being played: its account is "
                    "shown when it ends", 409)
     return jsonify(match=match_json(info), index=idx, reveal=reveal_from_report(row.result))

@@ -12,10 +12,12 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, render_template
 
 from table_controller.record import dumps, match_records
-from table_controller.store import MatchInfo, StoreError
+from table_controller.store import HandRow, MatchInfo, StoreError
 from web_dashboard.state import match_json, reveal_from_report
 
 bp = Blueprint("history", __name__, url_prefix="/history")
+
+HISTORY_LIMIT = 200  # newest matches listed; older ones stay reachable by id
 
 
 def store():
@@ -32,10 +34,12 @@ def load_match(match_id: int) -> MatchInfo | None:
 def match_summary(info: MatchInfo) -> dict[str, Any]:
     """A match as the history shows it: settings, standing, and each hand's public result."""
     hands = []
-    for row in store().hands(info.id):
+    rows = store().hands(info.id)
+    for row in rows:
         reveal = reveal_from_report(row.result) if row.result else None
         hands.append({"index": row.idx, "number": row.idx + 1, "dealer": row.dealer,
                       "started": row.started, "finished": row.finished,
+                      "status": hand_status(row, rows[-1].idx),
                       "result": reveal, "winner_names": []})
     doc = match_json(info)
     for h in hands:
@@ -45,6 +49,13 @@ def match_summary(info: MatchInfo) -> dict[str, Any]:
                hands=hands, winner_names=[doc["names"][s] for s in
                                            (info.standing or {}).get("winners", [])])
     return doc
+
+
+def hand_status(row: HandRow, last_idx: int) -> str:
+    """``finished``, ``in_progress``, or ``abandoned`` (redealt before its last trick)."""
+    if row.result is not None:
+        return "finished"
+    return "in_progress" if row.idx == last_idx else "abandoned"
 
 
 def match_record_text(info: MatchInfo) -> str:
@@ -66,7 +77,7 @@ def record_response(info: MatchInfo) -> Response:
 
 @bp.get("/")
 def index():
-    matches = [match_summary(m) for m in store().matches()]
+    matches = [match_summary(m) for m in store().matches(limit=HISTORY_LIMIT)]
     return render_template("history.html", matches=matches)
 
 

@@ -111,6 +111,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "suit": {"it": "Seme", "en": "Suit", "fr": "Couleur"},
     "next_dealer": {"it": "prossimo mazziere: {name}", "en": "next dealer: {name}",
                     "fr": "prochain donneur : {name}"},
+    "abandoned": {"it": "abbandonata e ridistribuita", "en": "abandoned and redealt",
+                  "fr": "abandonnée et redistribuée"},
     "hands": {"it": "Smazzate", "en": "Hands", "fr": "Donnes"},
     "series": {"it": "La serie", "en": "The series", "fr": "La série"},
     "deck_enrolled": {"it": "Mazzo registrato: {name}", "en": "Enrolled deck: {name}",
