@@ -1,8 +1,10 @@
 """Wire format of the Pi <-> board link (see ``hardware/PROTOCOL.md``).
 
-A frame is ``type:u8 seq:u8 payload:0..120 crc:u16be``, CRC-16/CCITT-FALSE over
-type, seq and payload, COBS-encoded and sent as ``00 <cobs> 00`` (the leading
-zero flushes any garbage left on the line). The constants here are mirrored by
+A frame is ``type:u8 seq:u8 len:u8 payload:0..120 crc:u16be``, CRC-16/CCITT-FALSE
+over everything before it, COBS-encoded and sent as ``00 <cobs> 00`` (the leading
+zero flushes any garbage left on the line). The length byte is not redundant: a
+CRC without final XOR cannot see a trailing zero byte go missing, and a bit
+flip in the last COBS code byte does exactly that. The constants here are mirrored by
 ``hardware/firmware/core/proto.h``; a test checks that the two agree.
 """
 
@@ -17,7 +19,7 @@ from .crc16 import crc16
 
 PROTOCOL_VERSION = 1
 MAX_PAYLOAD = 120
-MAX_FRAME = MAX_PAYLOAD + 4  # type, seq, payload, crc
+MAX_FRAME = MAX_PAYLOAD + 5  # type, seq, len, payload, crc
 MAX_ENCODED = MAX_FRAME + 2  # COBS adds one byte per 254; one spare
 MAX_SEATS = 6
 SEAT_NONE = 0xFF
@@ -88,7 +90,7 @@ def encode_frame(msg_type: int, seq: int, payload: bytes = b"") -> bytes:
         raise FrameError(f"frame type {msg_type} and seq {seq} must be bytes")
     if len(payload) > MAX_PAYLOAD:
         raise FrameError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
-    body = bytes((msg_type, seq)) + bytes(payload)
+    body = bytes((msg_type, seq, len(payload))) + bytes(payload)
     body += struct.pack(">H", crc16(body))
     return b"\x00" + cobs.encode(body) + b"\x00"
 
@@ -96,17 +98,19 @@ def encode_frame(msg_type: int, seq: int, payload: bytes = b"") -> bytes:
 def parse_frame(encoded: bytes) -> Frame:
     """Decode one COBS frame without its delimiters; raises ``ValueError`` subclasses."""
     raw = cobs.decode(encoded)
-    if len(raw) < 4:
-        raise TruncatedFrame(f"frame of {len(raw)} bytes is shorter than 4")
+    if len(raw) < 5:
+        raise TruncatedFrame(f"frame of {len(raw)} bytes is shorter than 5")
     if struct.unpack(">H", raw[-2:])[0] != crc16(raw[:-2]):
         raise CrcMismatch("CRC mismatch")
-    if len(raw) - 4 > MAX_PAYLOAD:
-        raise OversizedFrame(f"payload of {len(raw) - 4} bytes exceeds {MAX_PAYLOAD}")
-    return Frame(raw[0], raw[1], bytes(raw[2:-2]))
+    if raw[2] != len(raw) - 5:
+        raise TruncatedFrame(f"frame says {raw[2]} payload bytes, holds {len(raw) - 5}")
+    if len(raw) - 5 > MAX_PAYLOAD:
+        raise OversizedFrame(f"payload of {len(raw) - 5} bytes exceeds {MAX_PAYLOAD}")
+    return Frame(raw[0], raw[1], bytes(raw[3:-2]))
 
 
 class TruncatedFrame(ValueError):
-    """A frame too short to hold type, seq and CRC."""
+    """A frame too short for its header and CRC, or shorter than its length byte says."""
 
 
 class CrcMismatch(ValueError):

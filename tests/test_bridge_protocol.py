@@ -111,6 +111,29 @@ def test_single_bit_flip_is_dropped(payload, seq, data):
     assert dec.stats.dropped >= 1
 
 
+def crafted_frames():
+    """Frames whose raw bytes end in 0x00 (CRC low byte zero, about 1 in 256): the
+    case where a lost trailing zero kept the CRC valid before the length byte."""
+    out, i = [], 0
+    while len(out) < 40:
+        payload = bytes((i & 0xFF, i >> 8, 0))[: 1 + i % 3]
+        wire = encode_frame(MsgType.ACK, i % 256, payload)
+        if crc16(bytes((MsgType.ACK, i % 256, len(payload))) + payload) & 0xFF == 0:
+            out.append((i % 256, payload, wire))
+        i += 1
+    return out
+
+
+def test_every_single_bit_flip_is_caught_even_at_a_trailing_zero():
+    for _seq, _payload, wire in crafted_frames():
+        for i in range(1, len(wire) - 1):
+            for bit in range(8):
+                bad = bytearray(wire)
+                bad[i] ^= 1 << bit
+                frames = FrameDecoder().feed(bytes(bad))
+                assert frames == [], (wire.hex(), i, bit, frames)
+
+
 # --- table state and its messages --------------------------------------------------
 
 seats = st.integers(0, 5)

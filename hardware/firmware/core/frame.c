@@ -15,7 +15,7 @@ static bool finish(frame_decoder_t *d, frame_t *out) {
         d->stats.cobs_errors++;
         return false;
     }
-    if (n < 4) {
+    if (n < 5) {
         d->stats.truncated++;
         return false;
     }
@@ -24,14 +24,18 @@ static bool finish(frame_decoder_t *d, frame_t *out) {
         d->stats.crc_errors++;
         return false;
     }
-    if (n - 4 > PROTO_MAX_PAYLOAD) { /* cannot happen with the buffer bound; belt and braces */
+    if (raw[2] != n - 5) { /* e.g. a trailing zero lost: the CRC alone would not notice */
+        d->stats.truncated++;
+        return false;
+    }
+    if (n - 5 > PROTO_MAX_PAYLOAD) {
         d->stats.oversized++;
         return false;
     }
     out->type = raw[0];
     out->seq = raw[1];
-    out->len = (uint8_t)(n - 4);
-    memcpy(out->payload, raw + 2, out->len);
+    out->len = (uint8_t)(n - 5);
+    memcpy(out->payload, raw + 3, out->len);
     d->stats.frames++;
     return true;
 }
@@ -63,13 +67,14 @@ size_t frame_encode(uint8_t type, uint8_t seq, const uint8_t *payload, size_t le
         return 0;
     raw[0] = type;
     raw[1] = seq;
+    raw[2] = (uint8_t)len;
     if (len)
-        memcpy(raw + 2, payload, len);
-    uint16_t crc = crc16(CRC16_INIT, raw, len + 2);
-    raw[len + 2] = (uint8_t)(crc >> 8);
-    raw[len + 3] = (uint8_t)crc;
+        memcpy(raw + 3, payload, len);
+    uint16_t crc = crc16(CRC16_INIT, raw, len + 3);
+    raw[len + 3] = (uint8_t)(crc >> 8);
+    raw[len + 4] = (uint8_t)crc;
     out[0] = 0;
-    size_t n = cobs_encode(raw, len + 4, out + 1);
+    size_t n = cobs_encode(raw, len + 5, out + 1);
     out[n + 1] = 0;
     return n + 2;
 }

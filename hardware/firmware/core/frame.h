@@ -1,4 +1,5 @@
-/* Framing: type, seq, payload, CRC-16 big-endian; COBS between 0x00 delimiters. */
+/* Framing: type, seq, len, payload, CRC-16 big-endian; COBS between 0x00 delimiters.
+ * The length byte catches a lost trailing zero, which a CRC without final XOR cannot. */
 #ifndef FRAME_H
 #define FRAME_H
 #include <stdbool.h>

@@ -5,7 +5,7 @@
 
 #define PROTO_VERSION 1
 #define PROTO_MAX_PAYLOAD 120
-#define PROTO_MAX_FRAME (PROTO_MAX_PAYLOAD + 4)
+#define PROTO_MAX_FRAME (PROTO_MAX_PAYLOAD + 5) /* type, seq, len, payload, crc */
 #define PROTO_MAX_ENCODED (PROTO_MAX_FRAME + 2)
 #define PROTO_MAX_SEATS 6
 #define PROTO_SEAT_NONE 0xFF
