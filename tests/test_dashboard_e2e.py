@@ -132,6 +132,15 @@ def test_phone_follows_a_hand_live_and_reveals_the_score_only_at_the_end(server,
     assert page.locator(".tricks li").count() == 20
     page.screenshot(path=str(tmp_path / "reveal.png"))
 
+    # An undo that reopens the last trick takes the reveal away again; replaying the
+    # card brings it back.
+    session.feed({"type": "undo"})
+    wait_seq(page, hub.last.n)
+    assert page.is_hidden("#reveal") and page.locator(".pts").count() == 0
+    session.feed(events[last_play])
+    wait_seq(page, hub.last.n)
+    page.wait_for_selector("#banner", state="visible")
+
     # The stream dropped and came back during the hand, asking for what it missed,
     # and the page was never reloaded.
     assert len(log.last_ids) >= 2 and any(log.last_ids[1:])
