@@ -185,7 +185,7 @@
     const start = performance.now();
     node.dataset.final = String(target);
     function step(now) {
-      const k = Math.min(1, (now - start) / ms);
+      const k = Math.min(1, Math.max(0, (now - start) / ms));  // rAF time may precede start
       const eased = 1 - Math.pow(1 - k, 3);
       node.textContent = String(Math.round(target * eased));
       if (k < 1) requestAnimationFrame(step);
@@ -223,9 +223,12 @@
       const value = el("strong", {class: "pts", "data-seat": seat, text: "0"});
       const fill = el("i");
       bars.push([fill, pts]);
-      scores.append(el("li", {class: "seat-" + seat + (r.winners.includes(seat) ? " winner" : "")},
-                       el("span", {class: "name", text: nameOf(seat)}), value,
-                       el("span", {class: "bar"}, fill)));
+      const row = el("li", {class: "seat-" + seat},
+                     el("span", {class: "name", text: nameOf(seat)}), value,
+                     el("span", {class: "bar"}, fill));
+      scores.append(row);
+      // The winner is marked with the banner, once the counting is done.
+      if (r.winners.includes(seat)) setTimeout(() => row.classList.add("winner"), 2600);
       setTimeout(() => countUp(value, pts, 2200), 400);
     });
     box.append(scores);
@@ -274,7 +277,8 @@
     requestAnimationFrame(() => requestAnimationFrame(() => {
       for (const [fill, pts] of bars) fill.style.width = (100 * pts / total) + "%";
     }));
-    if (!document.hidden) box.scrollIntoView({behavior: "smooth", block: "start"});
+    // offsetTop ignores the entrance transform (scrollIntoView would overshoot).
+    if (!document.hidden) window.scrollTo({top: Math.max(0, box.offsetTop - 8), behavior: "smooth"});
   }
 
   function render(s) {
