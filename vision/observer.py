@@ -54,11 +54,13 @@ class TableObserver:
     """Frames in, :class:`vision.tracker.FrameObs` out (see the module docstring)."""
 
     def __init__(self, layout: MatLayout, recognizer: Recognizer, seat_zones: dict[int, str],
-                 *, px_per_mm: float = 2.0, calibrate_every: int = 6,
+                 *, px_per_mm: float = 1.25, calibrate_every: int = 45,
                  briscola_hint: Callable[[], Sequence[str]] | None = None,
                  unchanged_level: float = 6.0) -> None:
         self.layout = layout
         self.recognizer = recognizer
+        # Cards are found at a low resolution (cheap); they are named from the camera
+        # frame itself, at full resolution.
         self.px = px_per_mm
         self.cal = Calibrator(layout, px_per_mm)
         self.calibrate_every = calibrate_every
@@ -77,23 +79,28 @@ class TableObserver:
         for name, zone in layout.zones.items():
             if name in ("stock", "briscola") or name.startswith("tricks"):
                 heaps = cv2.bitwise_or(heaps, _zone_mask(zone, size, px_per_mm))
-        self._heaps = cv2.dilate(heaps, np.ones((9, 9), np.uint8))
+        self._heaps = cv2.dilate(heaps, self._kernel(4.5))
         stock = cv2.bitwise_or(self._zone_masks["stock"], self._zone_masks["briscola"])
-        ring = cv2.dilate(stock, np.ones((int(50 * px_per_mm) | 1,) * 2, np.uint8))
-        self._briscola_ring = cv2.subtract(ring, cv2.dilate(stock, np.ones((9, 9), np.uint8)))
+        ring = cv2.dilate(stock, self._kernel(50))
+        self._briscola_ring = cv2.subtract(ring, cv2.dilate(stock, self._kernel(4.5)))
         vis = cv2.subtract(self._zone_masks["briscola"], self._zone_masks["stock"])
         self._briscola_visible = vis
         self._briscola_visible_px = max(1, int(np.count_nonzero(vis)))
         # Markers, their white margins and printed labels are "not mat" but not hands.
         empty = draw_mat(layout, px_per_mm)
         static = mask_on_mat(empty, mat_color(empty))
-        self._static = cv2.dilate(static, np.ones((7, 7), np.uint8))
+        self._static = cv2.dilate(static, self._kernel(3.5))
         self._mat_lab: np.ndarray | None = None
         self._thumb: np.ndarray | None = None
         self._last: FrameObs | None = None
         self._since_cal = 0
         self._cache: dict[str, tuple[tuple, ZoneObs]] = {}
         self._paper: np.ndarray | None = None
+
+    def _kernel(self, mm: float) -> np.ndarray:
+        """A square structuring element about ``mm`` millimetres wide."""
+        n = max(3, int(round(mm * self.px)) | 1)
+        return np.ones((n, n), np.uint8)
 
     # -- per frame -------------------------------------------------------------------
 
@@ -105,8 +112,10 @@ class TableObserver:
             self.stats.broken += 1
             return None
         h, w = frame.shape[:2]
-        thumb = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (w // 16, h // 16),
-                           interpolation=cv2.INTER_AREA).astype(np.int16)
+        # Every 4th pixel, then 4x4 averages: a 16x smaller picture for a fraction of
+        # a millisecond, averaged enough that sensor noise does not look like change.
+        small = cv2.resize(frame[::4, ::4], (w // 16, h // 16), interpolation=cv2.INTER_AREA)
+        thumb = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.int16)
         if self._last is not None and self._thumb is not None:
             change = np.abs(thumb - self._thumb)
             if float(change.max()) < self.unchanged_level:
@@ -128,7 +137,7 @@ class TableObserver:
             self.stats.uncalibrated += 1
             return None
         rect = self.cal.rectify(frame)
-        obs = self._observe_rectified(rect, t)
+        obs = self._observe_rectified(frame, rect, t)
         self._last = obs
         return obs
 
@@ -142,17 +151,23 @@ class TableObserver:
         b = cv2.perspectiveTransform(corners, np.linalg.inv(self.cal.current.homography))
         return float(np.abs(a - b).max()) >= 1.0
 
-    def _observe_rectified(self, rect: np.ndarray, t: float) -> FrameObs:
+    def _to_image(self, points: np.ndarray) -> np.ndarray:
+        """Rectified pixels -> camera pixels."""
+        inv = np.linalg.inv(self.cal.current.homography)
+        return cv2.perspectiveTransform(np.asarray(points, np.float32)[None], inv)[0]
+
+    def _observe_rectified(self, frame: np.ndarray, rect: np.ndarray, t: float) -> FrameObs:
         if self._mat_lab is None or self.stats.frames % 30 == 0:
             self._mat_lab = mat_color(rect)
         quads, notmat = find_cards_on_mat(rect, self.px, (CARD_W_MM, CARD_H_MM), self._mat_lab)
         cards = np.zeros_like(notmat)
         for q in quads:
             cv2.fillConvexPoly(cards, np.round(q.corners).astype(np.int32), 255)
-        cards = cv2.dilate(cards, np.ones((9, 9), np.uint8))
+        cards = cv2.dilate(cards, self._kernel(4.5))
         hands = cv2.subtract(cv2.subtract(cv2.subtract(notmat, self._static), cards),
                              self._heaps)
-        hands = cv2.morphologyEx(hands, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
+        hands = cv2.morphologyEx(hands, cv2.MORPH_OPEN, self._kernel(3.5))
+        touch = int(10 * self.px * self.px)  # 10 mm^2 of hand makes a zone hidden
         hands_from = self._hand_sides(hands)
         by_zone: dict[str, object] = {}
         for q in quads:
@@ -173,11 +188,11 @@ class TableObserver:
             if q is not None:
                 qm = np.zeros_like(region)
                 cv2.fillConvexPoly(qm, np.round(q.corners).astype(np.int32), 255)
-                region = cv2.dilate(qm, np.ones((15, 15), np.uint8))
-            hidden = bool(np.count_nonzero(cv2.bitwise_and(hands, region)) > 40)
+                region = cv2.dilate(qm, self._kernel(7.5))
+            hidden = bool(np.count_nonzero(cv2.bitwise_and(hands, region)) > touch)
             if q is None:
                 if name == "briscola":
-                    zones[name] = self._covered_briscola(rect, notmat, hidden)
+                    zones[name] = self._covered_briscola(frame, notmat, hidden)
                 else:
                     zones[name] = ZoneObs(None, None, hidden)
                 continue
@@ -191,7 +206,8 @@ class TableObserver:
                 todo.append((name, q, key))
                 zones[name] = ZoneObs(UNKNOWN, center, hidden)
         if todo:
-            patches = np.stack([warp_card(rect, q.corners) for _, q, _ in todo])
+            patches = np.stack([warp_card(frame, self._to_image(q.corners))
+                                for _, q, _ in todo])
             self.stats.recognitions += len(todo)
             for (name, _q, key), ident in zip(todo, self.recognizer.identify(patches),
                                             strict=True):
@@ -218,7 +234,8 @@ class TableObserver:
 
     # -- the briscola under the stock -------------------------------------------------------
 
-    def _covered_briscola(self, rect: np.ndarray, notmat: np.ndarray, hidden: bool) -> ZoneObs:
+    def _covered_briscola(self, frame: np.ndarray, notmat: np.ndarray, hidden: bool
+                          ) -> ZoneObs:
         vis = self._briscola_visible
         covered = np.count_nonzero(cv2.bitwise_and(notmat, vis)) / self._briscola_visible_px
         if covered < 0.6:
@@ -227,7 +244,7 @@ class TableObserver:
         if hidden or not hint:
             return ZoneObs(UNKNOWN, None, hidden)
         zone = self.layout.zones["briscola"]
-        patch = self._visible_half(rect, zone)
+        patch = self._visible_half(frame, zone)
         key = ("half", tuple(hint), int(patch.mean()))
         cached = self._cache.get("briscola")
         if cached is not None and cached[0][:2] == key[:2] and abs(cached[0][2] - key[2]) < 6:
@@ -252,12 +269,12 @@ class TableObserver:
         self._cache["briscola"] = (key, obs)
         return obs
 
-    def _visible_half(self, rect: np.ndarray, zone: Zone) -> np.ndarray:
+    def _visible_half(self, frame: np.ndarray, zone: Zone) -> np.ndarray:
         """The crosswise card in the briscola spot stood upright, its covered part blanked
         with the card's own paper colour."""
         corners = zone.corners() * self.px  # TL TR BR BL of the crosswise box
         upright = np.roll(corners, -1, axis=0).astype(np.float32)  # long side vertical
-        patch = warp_card(rect, upright, (PATCH_W, PATCH_H))
+        patch = warp_card(frame, self._to_image(upright), (PATCH_W, PATCH_H))
         stock = cv2.warpPerspective(
             self._zone_masks["stock"],
             cv2.getPerspectiveTransform(upright, np.float32(
