@@ -56,6 +56,7 @@ def build(program: str = "emulator", *, sanitize: bool = False) -> Path:
     if binary.exists():
         return binary
     out_dir.mkdir(parents=True, exist_ok=True)
+    _prune(out_dir.parent, keep=out_dir)
     fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=binary.name + ".")
     os.close(fd)
     cmd = [cc, *flags, "-o", tmp, *(str(s) for s in sources if s.suffix == ".c")]
@@ -65,6 +66,17 @@ def build(program: str = "emulator", *, sanitize: bool = False) -> Path:
         raise BuildError(f"{' '.join(cmd)} failed:\n{proc.stderr}")
     os.replace(tmp, binary)  # atomic: a parallel build never sees half a binary
     return binary
+
+
+def _prune(build_dir: Path, keep: Path, max_age_days: float = 2.0) -> None:
+    """Drop builds of older sources (not ones a parallel test run may still be using)."""
+    import time
+    for old in build_dir.glob("py-*"):
+        try:
+            if old != keep and time.time() - old.stat().st_mtime > max_age_days * 86400:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            pass
 
 
 class EmulatorError(RuntimeError):
