@@ -92,6 +92,8 @@ def test_phone_follows_a_hand_live_and_reveals_the_score_only_at_the_end(server,
     problems = []
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda exc: problems.append(str(exc)))
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
     page.goto(url)
     page.evaluate("window.__sameDocument = true")
     wait_seq(page, hub.last.n)
@@ -147,3 +149,6 @@ def test_phone_follows_a_hand_live_and_reveals_the_score_only_at_the_end(server,
     assert page.evaluate("window.__sameDocument") is True
     # No script error and nothing the Content-Security-Policy had to block.
     assert not problems, problems
+    # Everything came from the table itself: no CDN, no font service.
+    assert requested and all(u.startswith(url) for u in requested), \
+        [u for u in requested if not u.startswith(url)]

@@ -144,8 +144,9 @@ def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed):
             r = client.get(f"/api/v1/matches/{match_id}/hands/0")
             assert r.status_code == 409 and "points" not in r.get_json()
             assert client.get(f"/api/v1/matches/{match_id}/record.bgn").data == b""
-            assert_hidden(boot_json(client.get("/").get_data(as_text=True))["state"], visible,
-                          where, points)
+            html = client.get("/").get_data(as_text=True)
+            assert_hidden(boot_json(html)["state"], visible, where, points)
+            assert 'class="pts"' not in html  # nor in the page for phones without script
             page = client.get(f"/history/{match_id}").get_data(as_text=True)
             assert 'class="pts"' not in page and "–" not in page.split("<ol class=\"hands\">")[1]
             assert client.get(f"/history/{match_id}/hands/0").status_code == 404
