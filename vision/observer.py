@@ -89,6 +89,13 @@ class TableObserver:
         # Markers, their white margins and printed labels are "not mat" but not hands.
         empty = draw_mat(layout, px_per_mm)
         static = mask_on_mat(empty, mat_color(empty))
+        # Where each marker should appear in the rectified view, to notice a bumped camera.
+        gray = cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY)
+        self._markers = []
+        for corners in layout.markers.values():
+            x0, y0 = np.floor(corners.min(0) * px_per_mm).astype(int) + 1
+            x1, y1 = np.ceil(corners.max(0) * px_per_mm).astype(int) - 1
+            self._markers.append((slice(y0, y1), slice(x0, x1), gray[y0:y1, x0:x1] > 127))
         self._static = cv2.dilate(static, self._kernel(3.5))
         self._mat_lab: np.ndarray | None = None
         self._thumb: np.ndarray | None = None
@@ -137,9 +144,32 @@ class TableObserver:
             self.stats.uncalibrated += 1
             return None
         rect = self.cal.rectify(frame)
+        if not self._markers_in_place(rect):
+            # The markers are not where the homography puts them: the camera moved.
+            before = self.cal.current
+            self.cal.update(frame)
+            self._since_cal = 0
+            if self.cal.current is not before and self._moved(before):
+                self.stats.calibrations += 1
+                self._cache.clear()
+                rect = self.cal.rectify(frame)
         obs = self._observe_rectified(frame, rect, t)
         self._last = obs
         return obs
+
+    def _markers_in_place(self, rect: np.ndarray) -> bool:
+        """At least two markers look as printed where the homography puts them (hands
+        may cover the others)."""
+        gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
+        good = 0
+        for ys, xs, expected in self._markers:
+            roi = gray[ys, xs]
+            if roi.size == 0:
+                continue
+            _, binary = cv2.threshold(roi, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+            if np.mean((binary > 127) != expected) < 0.2:
+                good += 1
+        return good >= 2
 
     def _moved(self, before) -> bool:
         """Whether the new homography moves the mat's corners by a pixel or more."""
@@ -196,12 +226,15 @@ class TableObserver:
                 else:
                     zones[name] = ZoneObs(None, None, hidden)
                 continue
-            key = tuple(np.round(q.corners / 3).astype(int).ravel())
+            key = q.corners / self.px  # the card's corners in mm
             cached = self._cache.get(name)
             center = tuple((q.center / self.px).tolist())
-            if cached is not None and cached[0] == key:
+            # The same card lying (nearly) where it was: its name is known.
+            if cached is not None and float(np.abs(cached[0] - key).max()) < 2.5:
                 o = cached[1]
                 zones[name] = ZoneObs(o.content, center, hidden, o.confidence)
+            elif hidden:
+                zones[name] = ZoneObs(UNKNOWN, center, True)  # name it once the hand goes
             else:
                 todo.append((name, q, key))
                 zones[name] = ZoneObs(UNKNOWN, center, hidden)
@@ -246,7 +279,7 @@ class TableObserver:
         zone = self.layout.zones["briscola"]
         patch = self._visible_half(frame, zone)
         key = ("half", tuple(hint), int(patch.mean()))
-        cached = self._cache.get("briscola")
+        cached = self._cache.get("briscola-half")
         if cached is not None and cached[0][:2] == key[:2] and abs(cached[0][2] - key[2]) < 6:
             return cached[1]
         self.stats.recognitions += 1
@@ -266,7 +299,7 @@ class TableObserver:
         content = best if gap >= (0.02 if best == hint[0] else 0.06) else UNKNOWN
         center = tuple(float(v) for v in zone.center)
         obs = ZoneObs(content, center, hidden, round(sim, 4))
-        self._cache["briscola"] = (key, obs)
+        self._cache["briscola-half"] = (key, obs)
         return obs
 
     def _visible_half(self, frame: np.ndarray, zone: Zone) -> np.ndarray:
