@@ -1,6 +1,6 @@
-"""The phone dashboard: a Flask app following the table.
+"""The dashboard's app factory.
 
-``create_app(config, hub, store)`` builds it. With a ``hub`` from the
+``create_app(config, hub, store)`` builds the Flask app. With a ``hub`` from the
 controller the app only reads the hub and sends it commands; without one it
 makes its own hub and a :class:`~web_dashboard.session.TableSession` that owns
 a referee, so the dashboard also works alone.
@@ -35,7 +35,7 @@ DEFAULTS: dict[str, Any] = {
 
 def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = None,
                store: Store | None = None) -> Flask:
-    app = Flask(__name__, instance_relative_config=False)
+    app = Flask("web_dashboard", instance_relative_config=False)
     app.config.from_mapping(DEFAULTS)
     if config:
         app.config.from_mapping(config)
