@@ -56,3 +56,11 @@ def test_serves_the_dashboard(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_the_command_line_starts_without_importing_flask():
+    code = ("import sys; from table_controller.cli import build_parser; build_parser(); "
+            "print('flask' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip() == "False"
