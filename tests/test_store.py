@@ -211,3 +211,41 @@ def test_a_closed_store_says_so(tmp_path):
     s.close()
     with pytest.raises(StoreError, match="closed"):
         s.matches()
+
+
+CHILD = """
+import json, random, sys
+from table_controller.rules import HandRules
+from table_controller.simulation import play_hand
+from table_controller.store import Store
+store = Store(sys.argv[1])
+info = store.new_match(2)
+referee = info.referee()
+sim = play_hand(HandRules(2), 1, random.Random(2), style="sensible")
+for event in sim.events:
+    obj = event.to_json()
+    seq = store.append_event(info.id, obj, referee.feed_json(obj), referee)
+    print(seq, flush=True)
+import time; time.sleep(60)
+"""
+
+
+def test_an_event_is_stored_once_append_returns_even_if_the_process_is_killed(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+    path = tmp_path / "killed.sqlite3"
+    root = Path(__file__).resolve().parent.parent
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(path)], cwd=root,
+                             stdout=subprocess.PIPE, text=True)
+    acknowledged = [int(child.stdout.readline()) for _ in range(12)]
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait(10)
+    store = Store(path)
+    (info,) = store.matches()
+    stored = [r.seq for r in store.events(info.id)]
+    assert stored[:12] == acknowledged
+    resumed, _ = store.resume()
+    assert len(resumed.hand.move_stack) == len(stored) - 1  # all but the hand event
