@@ -182,10 +182,18 @@ def test_board_retransmits_a_button_with_bounded_retries(raw, emu):
     assert len(frames) == 6  # FW_MAX_TRIES: the first send and five retries
     assert len({f.seq for f in frames}) == 1 and frames[0].payload == b"\x01\x01"
     assert emu.stats()["tx_failures"] == 1
+    # the press is kept: once the host speaks again it comes back (same seq: the
+    # host may have seen it), and an ACK ends it
+    raw.send(MsgType.PING, 3, b"")
+    f = raw.recv(MsgType.BUTTON)
+    assert (f.seq, f.payload) == (frames[0].seq, b"\x01\x01")
+    raw.send(MsgType.ACK, 0, bytes((f.seq, Status.OK)))
     emu.press(2)  # acknowledged at once: no retransmission
     f = raw.recv(MsgType.BUTTON)
+    assert f.payload == b"\x02\x01"
     raw.send(MsgType.ACK, 0, bytes((f.seq, Status.OK)))
     assert [g for g in raw.frames(0.3) if g.type == MsgType.BUTTON] == []
+    assert emu.stats()["buttons_sent"] == 2
 
 
 def test_duplicate_frame_is_acknowledged_but_applied_once(raw, emu):
@@ -401,3 +409,27 @@ def test_thousands_of_commands_on_a_noisy_line_no_damaged_frame_accepted():
             assert board["bad_payload"] == 0 and link.stats.naks == 0
             assert link.stats.decoder.dropped > 100
             assert emu.table() == state
+
+
+def test_presses_while_unplugged_arrive_after_replug_unless_stale(emu):
+    got = []
+    with BoardLink(emu.port, on_button=got.append, **FAST) as link:
+        assert link.wait_synced(3)
+        emu.unplug(300)
+        emu.press(0)  # pressed while the cable is out: kept (it is fresh)
+        assert link.wait_synced(5) and _wait_for(lambda: got == ["confirm"])
+        emu.unplug(3500)  # longer than FW_BUTTON_MAX_AGE_MS and the host timeout
+        emu.press(1)
+        assert _wait_for(lambda: link.stats.handshakes == 3, timeout=8)
+        time.sleep(0.3)
+        assert got == ["confirm"]  # a 3.5 s old "undo" would surprise the table: dropped
+        assert emu.stats()["buttons_dropped"] == 1 and emu.stats()["buttons_sent"] == 1
+
+
+def _wait_for(cond, timeout=3.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.01)
+    return False

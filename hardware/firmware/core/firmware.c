@@ -21,6 +21,8 @@ static struct {
     uint8_t q_head, q_len;
     bool inflight;
     uint8_t tx_seq, tries;
+    bool tx_blocked; /* every try failed: wait until the host is heard again */
+    uint32_t blocked_rx;
     uint8_t tx_frame[FRAME_WIRE_MAX];
     size_t tx_len;
     uint32_t deadline, last_rx, last_hb, last_ring;
@@ -38,6 +40,11 @@ static void send(uint8_t type, uint8_t seq, const uint8_t *p, size_t n) {
 static void send_ack(uint8_t seq, uint8_t status) {
     uint8_t p[2] = {seq, status};
     send(MSG_ACK, 0, p, 2);
+}
+
+static void pop_button(void) {
+    fw.q_head = (uint8_t)((fw.q_head + 1) % FW_BUTTON_QUEUE);
+    fw.q_len--;
 }
 
 static void put32(uint8_t *p, uint32_t v) {
@@ -143,8 +150,7 @@ static void on_frame(const frame_t *f, uint32_t now) {
         fw.stats.acks_rx++;
         if (fw.inflight && f->payload[0] == fw.tx_seq) {
             fw.inflight = false;
-            fw.q_head = (uint8_t)((fw.q_head + 1) % FW_BUTTON_QUEUE);
-            fw.q_len--;
+            pop_button();
             fw.stats.buttons_sent++;
         }
         return;
@@ -181,6 +187,13 @@ void fw_button(uint8_t button) {
     fw.q_len++;
 }
 
+static void transmit(uint32_t now) {
+    fw.inflight = true;
+    fw.tries = 1;
+    fw.deadline = now + FW_ACK_TIMEOUT_MS;
+    board_serial_write(fw.tx_frame, fw.tx_len);
+}
+
 static void send_button(uint32_t now) {
     if (fw.inflight) {
         if ((int32_t)(now - fw.deadline) < 0)
@@ -192,26 +205,35 @@ static void send_button(uint32_t now) {
             board_serial_write(fw.tx_frame, fw.tx_len);
             return;
         }
-        fw.stats.tx_failures++; /* bounded retries: give this press up */
+        /* Bounded retries: stop sending, keep the press, and try again once the
+         * host is heard from (cable back in); the age limit drops it if stale. */
+        fw.stats.tx_failures++;
         fw.inflight = false;
-        fw.q_head = (uint8_t)((fw.q_head + 1) % FW_BUTTON_QUEUE);
-        fw.q_len--;
+        fw.tx_blocked = true;
+        fw.blocked_rx = fw.last_rx;
+        return;
+    }
+    bool fresh = fw.q_len && now - fw.queue[fw.q_head].at <= FW_BUTTON_MAX_AGE_MS;
+    if (fw.tx_blocked) {
+        if (fw.last_rx == fw.blocked_rx)
+            return;
+        fw.tx_blocked = false;
+        if (fresh && fw.online) { /* same frame, same seq: the host may have seen it */
+            transmit(now);
+            return;
+        }
     }
     /* a press older than a few seconds would surprise the players: drop it */
     while (fw.q_len && now - fw.queue[fw.q_head].at > FW_BUTTON_MAX_AGE_MS) {
         fw.stats.buttons_dropped++;
-        fw.q_head = (uint8_t)((fw.q_head + 1) % FW_BUTTON_QUEUE);
-        fw.q_len--;
+        pop_button();
     }
     if (!fw.q_len || !fw.online)
         return;
     fw.tx_seq = (uint8_t)(fw.tx_seq == 255 ? 1 : fw.tx_seq + 1);
     uint8_t p[2] = {fw.queue[fw.q_head].button, 1};
     fw.tx_len = frame_encode(MSG_BUTTON, fw.tx_seq, p, 2, fw.tx_frame);
-    fw.inflight = true;
-    fw.tries = 1;
-    fw.deadline = now + FW_ACK_TIMEOUT_MS;
-    board_serial_write(fw.tx_frame, fw.tx_len);
+    transmit(now);
 }
 
 void fw_poll(void) {
