@@ -192,13 +192,16 @@ def test_setup_form_new_hand_correction_and_undo(app, unlocked):
     token = csrf(unlocked, "/setup/")
     r = unlocked.post("/setup/", data={"csrf_token": token, "players": "2", "name0": "Giulia",
                                        "name1": "Marco", "length": "3", "deck": "french",
-                                       "variants": ["swap7"], "dealer": "1"})
+                                       "variants": ["swap7"], "dealer": "1", "language": "fr"})
     assert r.status_code == 302 and r.headers["Location"] == "/"
     snap = hub_of(app).snapshot()
     assert snap["match"] == {"id": snap["match"]["id"], "players": 2,
                              "names": ["Giulia", "Marco"], "variants": ["swap7"],
                              "length": 3, "deck": "french"}
     assert snap["hand"]["dealer"] == 1
+    # The table's language is the default for phones that ask for none of the three.
+    assert '<html lang="fr">' in app.test_client().get(
+        "/", headers={"Accept-Language": "de"}).get_data(as_text=True)
     token = csrf(unlocked, "/")
     unlocked.post("/table/event", data={"csrf_token": token, "type": "trump", "card": "5s"})
     unlocked.post("/table/event", data={"csrf_token": token, "type": "play", "seat": "0",

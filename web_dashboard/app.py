@@ -64,7 +64,7 @@ def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = Non
 
     @app.before_request
     def _language() -> None:
-        g.lang = pick_language(request)
+        g.lang = pick_language(request, store.get_setting("language", "it"))
 
     @app.context_processor
     def _template_helpers() -> dict[str, Any]:

@@ -113,6 +113,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                     "fr": "prochain donneur : {name}"},
     "abandoned": {"it": "abbandonata e ridistribuita", "en": "abandoned and redealt",
                   "fr": "abandonnée et redistribuée"},
+    "table_language": {"it": "Lingua del tavolo (se il telefono non ne chiede una)",
+                       "en": "Table language (when a phone asks for none of these)",
+                       "fr": "Langue de la table (si le téléphone n'en demande aucune)"},
     "hands": {"it": "Smazzate", "en": "Hands", "fr": "Donnes"},
     "series": {"it": "La serie", "en": "The series", "fr": "La série"},
     "deck_enrolled": {"it": "Mazzo registrato: {name}", "en": "Enrolled deck: {name}",
@@ -204,8 +207,8 @@ RANK_LABELS = {  # what a card face shows in the corner
 }
 
 
-def pick_language(request: Request) -> str:
-    """The cookie's choice, else the browser's best match, else Italian."""
+def pick_language(request: Request, default: str = DEFAULT) -> str:
+    """The cookie's choice, else the browser's best match, else the table's language."""
     chosen = request.cookies.get("lang")
     if chosen in LANGUAGES:
         return chosen
@@ -214,7 +217,7 @@ def pick_language(request: Request) -> str:
         code = value[:2].lower()
         if code in LANGUAGES:
             return code
-    return DEFAULT
+    return default if default in LANGUAGES else DEFAULT
 
 
 def translate(lang: str, key: str, **values: object) -> str:

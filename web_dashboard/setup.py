@@ -9,7 +9,7 @@ from flask import Blueprint, current_app, flash, g, redirect, render_template, r
 from table_controller.referee import MATCH_LENGTHS
 from table_controller.rules import TRICKS_PER_HAND, Variant
 from web_dashboard.card_faces import enrolled_decks, printed_available
-from web_dashboard.i18n import translate
+from web_dashboard.i18n import LANGUAGES, translate
 from web_dashboard.security import require_pin_form
 
 bp = Blueprint("setup", __name__, url_prefix="/setup")
@@ -88,8 +88,10 @@ def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
 def form():
     hub = current_app.extensions["briscola"]["hub"]
     match = hub.snapshot().get("match") or {}
+    table_language = current_app.extensions["briscola"]["store"].get_setting("language", "it")
     return render_template("setup.html", match=match, decks=available_decks(),
-                           lengths=MATCH_LENGTHS, variants=[v.value for v in Variant])
+                           lengths=MATCH_LENGTHS, variants=[v.value for v in Variant],
+                           table_language=table_language)
 
 
 @bp.post("/")
@@ -107,6 +109,9 @@ def submit():
         flash(str(exc), "error")
         return redirect(url_for("setup.form"))
     hub = current_app.extensions["briscola"]["hub"]
+    language = form.get("language")
+    if language in LANGUAGES:  # a table setting, kept even if the match is refused
+        current_app.extensions["briscola"]["store"].set_setting("language", language)
     result = hub.submit("setup", **args)
     if result.get("accepted"):
         flash(translate(g.lang, "done_setup"), "ok")
