@@ -7,7 +7,7 @@ same thing:
 * ``BoardDisplay``: the OLED on the microcontroller; the board renders it from
   the state the ``BoardLink`` keeps in sync.
 * ``LumaDisplay``: an SSD1306 wired to the Pi's I2C, through ``luma.oled``
-  (optional: ``pip install luma.oled``).
+  (optional: ``pip install 'briscola-table[oled]'``).
 * ``ImageDisplay``: the framebuffer as a 1-bit 128x64 PNG, for tests, the demo
   and the dashboard.
 """
@@ -98,7 +98,7 @@ class LumaDisplay:
                 from luma.oled.device import ssd1306
             except ImportError as exc:
                 raise RuntimeError("the i2c display needs luma.oled: "
-                                   "pip install luma.oled") from exc
+                                   "pip install 'briscola-table[oled]'") from exc
             device = ssd1306(i2c(port=port, address=address), width=WIDTH, height=HEIGHT)
         self.device = device
         self._contrast: int | None = None
