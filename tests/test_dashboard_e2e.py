@@ -152,3 +152,25 @@ def test_phone_follows_a_hand_live_and_reveals_the_score_only_at_the_end(server,
     # Everything came from the table itself: no CDN, no font service.
     assert requested and all(u.startswith(url) for u in requested), \
         [u for u in requested if not u.startswith(url)]
+
+
+def test_first_start_pin_and_setup_from_a_phone(server, page):
+    app, url, _ = server
+    page.goto(url + "setup/pin")
+    page.fill("input[name=pin]", "2580")
+    page.fill("input[name=pin2]", "2580")
+    page.click("button[type=submit]")
+    page.wait_for_url(url + "setup/")
+    page.check("input[name=players][value='4']")
+    assert page.locator(".name-field:visible").count() == 4
+    for seat, name in enumerate(["Anna", "Bruno", "Carla", "Dario"]):
+        page.fill(f"input[name=name{seat}]", name)
+    page.check("input[name=length][value='3']")
+    page.click("button.wide")
+    page.wait_for_url(url)
+    wait_for(page, "document.querySelectorAll('#seat-list li').length === 4")
+    assert page.locator("#seat-list .name").all_inner_texts() == ["Anna", "Bruno", "Carla",
+                                                                  "Dario"]
+    assert "Match set up." in page.inner_text(".flashes")
+    match = hub_of(app).snapshot()["match"]
+    assert match["players"] == 4 and match["length"] == 3
