@@ -96,8 +96,11 @@ def table_cards(referee) -> set[str]:
     return cards
 
 
-@pytest.mark.parametrize("players,seed", [(2, 21), (3, 22), (4, 23), (5, 24)])
-def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed):
+@pytest.mark.parametrize("players,seed,variants", [
+    (2, 21, ()), (3, 22, ()), (4, 23, ()), (5, 24, ()), (6, 25, ()),
+    (2, 26, ("swap2", "swap7")),
+])
+def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed, variants):
     app = create_app({"DATABASE": str(tmp_path / "leak.sqlite3"), "TESTING": True,
                       "SSE_KEEPALIVE": 0.2})
     hub = hub_of(app)
@@ -110,17 +113,22 @@ def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed):
     assert phone.connected.wait(5)
     client = app.test_client()
     names = [f"P{s}" for s in range(players)]
-    result = hub.submit("setup", players=players, names=names, variants=[], length=3,
-                        deck="builtin", dealer=0)
+    result = hub.submit("setup", players=players, names=names, variants=list(variants),
+                        length=3, deck="builtin", dealer=0)
     match_id = result["match"]
-    sim = play_hand(HandRules(players), 0, random.Random(seed), style="sensible")
+    sim = play_hand(HandRules(players, frozenset(variants)), 0, random.Random(seed),
+                    style="sensible")
+    if variants:
+        assert sim.swaps, "pick a seed whose hand has a swap"
     # Seen on the table at each step; a rejected card was physically put down too.
     seen_per_seq: dict[int, set[str]] = {}
     points_per_seq: dict[int, list[int]] = {}
     try:
         events = [e.to_json() for e in sim.events[1:]]
-        # A mistake mid-hand: its violation is public, its card lies on the table.
-        events.insert(len(events) // 2, {"type": "play", "seat": 0, "card": "1d"})
+        # A mistake mid-hand (a card played again): its violation is public, and the
+        # card lies on the table again for everyone to see.
+        first = next(e for e in events if e["type"] == "play")
+        events.insert(len(events) // 2, {"type": "play", "seat": 0, "card": first["card"]})
         for obj in events:
             decision = session.feed(obj)
             referee = session.referee
@@ -151,6 +159,7 @@ def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed):
             assert 'class="pts"' not in page and "–" not in page.split("<ol class=\"hands\">")[1]
             assert client.get(f"/history/{match_id}/hands/0").status_code == 404
         assert referee.hand.is_over()
+        assert [v.kind.value for v in referee.violations] == ["duplicate_card"]
     finally:
         hub.close()
         phone.join(10)
@@ -175,7 +184,7 @@ def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed):
         session.feed({"type": "undo"})
     session.feed({"type": "undo"})
     assert not session.referee.hand.is_over()
-    visible = table_cards(session.referee) | {hub.snapshot()["violation"]["card"]}
+    visible = table_cards(session.referee) | {first["card"]}
     points = list(session.referee.hand.points)
     assert_hidden(client.get("/api/v1/table").get_json(), visible, "after undo", points)
     assert_hidden(client.get(f"/api/v1/matches/{match_id}").get_json(), visible, "after undo",
