@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table_controller.cards import Card
 from table_controller.referee import MATCH_LENGTHS, Decision, Referee
 from table_controller.report import hand_report
-from table_controller.rules import HandRules
 
 SCHEMA_VERSION = 1
 
@@ -134,8 +134,7 @@ class EventRow:
     wall: float
 
 
-def _cards(codes):
-    from table_controller.cards import Card
+def _cards(codes) -> tuple[Card, ...]:
     return tuple(Card.parse(c) for c in codes)
 
 
@@ -406,11 +405,6 @@ def _event_row(row: sqlite3.Row) -> EventRow:
     return EventRow(row["seq"], row["hand_idx"], json.loads(row["event"]), row["line"],
                     bool(row["accepted"]), row["violation_kind"], row["violation_message"],
                     row["t"], row["wall"])
-
-
-def rules_of(row: HandRow) -> HandRules:
-    r = row.rules
-    return HandRules.of(r["players"], r["variants"], _cards(r["removed"]))
 
 
 __all__ = ["Store", "StoreError", "MatchInfo", "HandRow", "EventRow", "SCHEMA_VERSION"]

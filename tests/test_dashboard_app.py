@@ -302,6 +302,15 @@ def test_api_bad_input_names_the_problem(app, client, path, body, message):
     assert r.status_code == 400 and message in r.get_json()["error"], r.get_json()
 
 
+def test_every_offered_deck_can_be_chosen(app, client):
+    app.extensions["pin"].set(PIN)
+    for deck in client.get("/api/v1/decks").get_json()["decks"]:
+        r = client.post("/api/v1/setup", json={"players": 2, "deck": deck},
+                        headers={"X-Table-PIN": PIN})
+        assert r.status_code == 200 and hub_of(app).snapshot()["match"]["deck"] == deck, deck
+        assert client.get(f"/cards/{deck}/1d").status_code == 200
+
+
 def test_api_writes_from_a_page_session_need_the_csrf_header(app, unlocked):
     assert unlocked.post("/api/v1/undo").status_code == 403
     token = csrf(unlocked, "/")

@@ -18,7 +18,7 @@ from table_controller.rules import Variant
 from table_controller.store import MatchInfo, Store, StoreError
 from web_dashboard.live import Command, LiveTable
 
-DECKS = ("builtin", "french")
+DECKS = ("builtin", "french", "printed")  # and "enrolled:<name>"
 
 
 class TableSession:
@@ -74,7 +74,8 @@ class TableSession:
                    start: bool = True) -> dict[str, Any]:
         variants = tuple(Variant.parse(v).value for v in variants)
         if deck not in DECKS and not str(deck).startswith("enrolled:"):
-            raise StoreError(f"unknown deck {deck!r}: expected builtin, french or enrolled:NAME")
+            raise StoreError(f"unknown deck {deck!r}: expected builtin, french, printed or "
+                             "enrolled:NAME")
         info = self.start_match(players, names, variants, length, deck, dealer)
         result: dict[str, Any] = {"accepted": True, "message": "match set up",
                                   "match": info.id}
