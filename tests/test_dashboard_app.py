@@ -108,6 +108,18 @@ def test_live_page_embeds_the_snapshot_and_the_catalogue(app, client):
     assert "Hand 1" in page
 
 
+def test_names_cannot_inject_markup(app, client):
+    evil = '</script><img src=x onerror=alert(1)>'
+    setup_match(app, names=(evil, "Ada & <b>"))
+    for path in ("/", "/history/", "/history/1", "/setup/"):
+        page = client.get(path).get_data(as_text=True)
+        assert "<img src=x" not in page and "<b>" not in page, path
+    page = client.get("/").get_data(as_text=True)
+    boot = json.loads(re.search(r'<script type="application/json" id="boot">(.*?)</script>',
+                                page, re.S).group(1))
+    assert boot["state"]["match"]["names"] == [evil, "Ada & <b>"]
+
+
 def test_qr_code_points_at_the_dashboard(app, client):
     r = client.get("/qr.svg", base_url="http://192.168.1.20:8000")
     assert r.status_code == 200 and r.mimetype == "image/svg+xml" and b"<svg" in r.data

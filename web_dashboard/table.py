@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from urllib.parse import urlsplit
 
 from flask import (
@@ -52,7 +51,8 @@ def live():
             "suits": {s: translate(g.lang, f"suit_{s}") for s in "dcsb"},
             "streamUrl": url_for("stream.events")}
     rank_names = {r: translate(g.lang, f"rank_{r}") for r in (1, 8, 9, 10)}
-    return render_template("table.html", boot=json.dumps(boot, ensure_ascii=False),
+    # |tojson in the template escapes < > & so that no name can close the script tag.
+    return render_template("table.html", boot=boot,
                            state=state, url=dashboard_url(), qr=qr_svg(dashboard_url()),
                            rank_names=rank_names)
 
