@@ -112,7 +112,7 @@ def main() -> int:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
     tmp = tempfile.TemporaryDirectory()
     app = create_app({"DATABASE": str(Path(tmp.name) / "bench.sqlite3"),
-                      "SSE_MAX_SECONDS": MAX_SECONDS})
+                      "SSE_MAX_SECONDS": MAX_SECONDS, "SSE_MAX_CLIENTS": MAX_CLIENTS})
     hub = hub_of(app)
     session = app.extensions["briscola"]["session"]
     session.start_match(2, ["Giulia", "Marco"], (), None)

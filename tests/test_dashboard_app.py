@@ -409,3 +409,16 @@ def test_every_api_route_is_in_the_openapi_description(app):
     routes = {re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule) for rule in app.url_map.iter_rules()
               if rule.rule.startswith("/api/v1/") and rule.endpoint != "api.openapi"}
     assert routes == documented
+
+
+def test_open_streams_are_capped_and_counted(app, client):
+    app.config["SSE_MAX_CLIENTS"] = 1
+    hub = hub_of(app)
+    first = client.get("/stream", buffered=False)
+    assert first.status_code == 200 and hub.streams == 1
+    second = client.get("/stream")
+    assert second.status_code == 503 and second.headers["Retry-After"] == "5"
+    read_sse(first)
+    first.close()
+    assert hub.streams == 0
+    assert client.get("/stream", buffered=False).status_code == 200

@@ -146,6 +146,7 @@ def test_phone_follows_a_hand_live_and_reveals_the_score_only_at_the_end(server,
     # The stream dropped and came back during the hand, asking for what it missed,
     # and the page was never reloaded.
     assert len(log.last_ids) >= 2 and any(log.last_ids[1:])
+    assert hub.streams <= 1  # the dropped streams were counted out
     assert page.evaluate("window.__sameDocument") is True
     # No script error and nothing the Content-Security-Policy had to block.
     assert not problems, problems

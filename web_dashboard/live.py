@@ -72,6 +72,7 @@ class LiveTable:
         self._match: dict[str, Any] | None = None
         self._violation: dict[str, Any] | None = None
         self.closed = False
+        self.streams = 0  # open SSE connections
         self._emit(table_state(None, None))
 
     # -- publishing (controller side) ---------------------------------------------
@@ -157,6 +158,18 @@ class LiveTable:
             if self._backlog[0].n > after + 1:  # fell behind the backlog: skip to now
                 return [self._backlog[-1]]
             return [m for m in self._backlog if m.n > after]
+
+    def open_stream(self, limit: int) -> bool:
+        """Count a new SSE connection; False (and not counted) when ``limit`` are open."""
+        with self._cond:
+            if self.streams >= limit:
+                return False
+            self.streams += 1
+            return True
+
+    def close_stream(self) -> None:
+        with self._cond:
+            self.streams = max(0, self.streams - 1)
 
     # -- commands (phone -> controller) -------------------------------------------
 

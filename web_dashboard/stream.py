@@ -24,6 +24,13 @@ def events():
     keepalive = float(current_app.config["SSE_KEEPALIVE"])
     lifetime = float(current_app.config["SSE_MAX_SECONDS"])
     last_id = request.headers.get("Last-Event-ID") or request.args.get("last_id")
+    # Each stream holds a server thread: cap them so that a runaway client cannot
+    # exhaust the Pi (browsers retry after the Retry-After delay).
+    if not hub.open_stream(int(current_app.config["SSE_MAX_CLIENTS"])):
+        response = Response("too many open streams, try again shortly\n", 503,
+                            mimetype="text/plain")
+        response.headers["Retry-After"] = "5"
+        return response
 
     def generate():
         deadline = time.monotonic() + lifetime
@@ -43,6 +50,7 @@ def events():
             seen = fresh[-1].n
 
     response = Response(generate(), mimetype="text/event-stream")
+    response.call_on_close(hub.close_stream)
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"
     return response
