@@ -160,7 +160,15 @@
       ? nameOf(v.seat) : "";
     what.append(el("span", {text: [who, v.card ? cardName(v.card) : ""].filter(Boolean)
       .join(" · ")}));
-    $("violation-message").textContent = v.message;
+    // In the player's language when there is a phrase for it; the referee's words else.
+    const phrase = M["msg_" + v.kind];
+    const detail = $("violation-message");
+    detail.textContent = phrase && (v.card || v.kind === "no_trump" || v.kind === "hand_over" ||
+                                    v.kind === "illegal_swap")
+      ? t("msg_" + v.kind, {name: who || "?", card: v.card ? cardName(v.card) : "",
+                            turn: s.hand.turn === null ? "?" : nameOf(s.hand.turn)})
+      : v.message;
+    detail.title = v.message;
   }
 
   function renderStanding(s) {
