@@ -101,8 +101,18 @@ def test_phone_follows_a_hand_live_and_reveals_the_score_only_at_the_end(server,
 
     events = [e.to_json() for e in sim.events[1:]]
     last_play = max(i for i, e in enumerate(events) if e["type"] == "play")
+    names = ["Giulia", "Marco"]
     for i, obj in enumerate(events[:last_play]):
         session.feed(obj)
+        if i == 10:  # a card put down out of turn: the phone shows it, in English
+            turn = session.referee.hand.turn
+            card = next(e["card"] for e in events[i + 1:]
+                        if e["type"] == "play" and e["card"] != str(sim.briscola))
+            assert not session.feed({"type": "play", "seat": 1 - turn, "card": card}).accepted
+            wait_seq(page, hub.last.n)
+            assert page.is_visible("#violation")
+            assert page.inner_text("#violation-message") == \
+                f"{names[1 - turn]} played out of turn: it is {names[turn]}'s turn"
         if i % 4 and i != last_play - 1:
             continue  # several events between looks: the page must catch up
         wait_seq(page, hub.last.n)
@@ -115,7 +125,7 @@ def test_phone_follows_a_hand_live_and_reveals_the_score_only_at_the_end(server,
         assert shown == [str(p.card) for p in view.trick]
         assert page.inner_text("#progress-text") == \
             f"{view.tricks_played} tricks played, {view.tricks_left} to go"
-        assert page.inner_text("#turn-name") == f"{['Giulia', 'Marco'][view.turn]} to play"
+        assert page.inner_text("#turn-name") == f"{names[view.turn]} to play"
     page.screenshot(path=str(tmp_path / "before-last-trick.png"))
     assert "Points stay hidden" in page.inner_text("#seats")
 
