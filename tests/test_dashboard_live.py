@@ -168,3 +168,13 @@ def test_teams_and_chiamata_partner_only_once_public(players):
             assert (h["partner"] is not None) == partner_seen
             assert (h["teams"] is not None) == partner_seen
     assert snap["reveal"]["points"] == sim.points
+
+
+def test_catch_up_gives_the_point_reached_with_the_messages():
+    hub = LiveTable()
+    referee = Referee(players=2)
+    m1 = start(hub, referee, {"type": "hand", "dealer": 1})
+    assert hub.catch_up(m1.id) == ([], m1.n)  # up to date: wait after m1, skip nothing
+    m2 = start(hub, referee, {"type": "trump", "card": "5s"})
+    assert hub.catch_up(m1.id) == ([m2], m2.n)
+    assert hub.catch_up(None) == ([m2], m2.n)

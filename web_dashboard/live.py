@@ -141,6 +141,13 @@ class LiveTable:
                 return [m for m in self._backlog if m.n > n]
             return [self._backlog[-1]]
 
+    def catch_up(self, last_event_id: str | None) -> tuple[list[Message], int]:
+        """:meth:`since` and the message number the stream has then reached, taken
+        together so that nothing published in between is skipped."""
+        with self._cond:
+            missed = self.since(last_event_id)
+            return missed, (missed[-1].n if missed else self._parse_id(last_event_id))
+
     def _parse_id(self, last_event_id: str | None) -> int | None:
         if not last_event_id:
             return None

@@ -35,10 +35,9 @@ def events():
     def generate():
         deadline = time.monotonic() + lifetime
         yield b"retry: 2000\n\n"
-        missed = hub.since(last_id)
+        missed, seen = hub.catch_up(last_id)
         for message in missed:
             yield message.wire
-        seen = missed[-1].n if missed else hub.last.n
         while not hub.closed and time.monotonic() < deadline:
             fresh = hub.wait(seen, min(keepalive, max(0.0, deadline - time.monotonic())))
             if not fresh:
