@@ -262,6 +262,11 @@ def test_api_reads(app, client):
     hand = client.get(f"/api/v1/matches/{match_id}/hands/0").get_json()
     assert [t["winner"] for t in hand["reveal"]["tricks"]] == sim.winners
     assert client.get(f"/api/v1/matches/{match_id}/hands/5").status_code == 404
+    events = client.get(f"/api/v1/matches/{match_id}/hands/0/events").get_json()["events"]
+    assert events[0]["event"] == {"type": "hand", "players": 2, "dealer": 1}  # from the setup
+    assert [e["event"] for e in events[1:]] == [e.to_json() for e in sim.events[1:]]
+    assert all(e["accepted"] and e["violation"] is None for e in events)
+    assert client.get(f"/api/v1/matches/{match_id}/hands/5/events").status_code == 404
     assert client.get("/api/v1/matches/99").get_json() == {
         "error": "no such resource: /api/v1/matches/99"}
     assert client.get("/api/v1/i18n/fr").get_json()["trump"] == "Atout"

@@ -151,6 +151,7 @@ def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed, v
                           points)
             r = client.get(f"/api/v1/matches/{match_id}/hands/0")
             assert r.status_code == 409 and "points" not in r.get_json()
+            assert client.get(f"/api/v1/matches/{match_id}/hands/0/events").status_code == 409
             assert client.get(f"/api/v1/matches/{match_id}/record.bgn").data == b""
             html = client.get("/").get_data(as_text=True)
             assert_hidden(boot_json(html)["state"], visible, where, points)

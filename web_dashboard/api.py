@@ -94,6 +94,23 @@ def hand(match_id: int, idx: int):
     return jsonify(match=match_json(info), index=idx, reveal=reveal_from_report(row.result))
 
 
+@bp.get("/matches/<int:match_id>/hands/<int:idx>/events")
+def hand_events(match_id: int, idx: int):
+    """Every event fed during a finished hand, accepted or not, as stored."""
+    load_match(match_id) or abort(404)
+    row = store().hand(match_id, idx)
+    if row is None:
+        abort(404)
+    if row.result is None:
+        return bad(f"hand {idx} of match {match_id} is not finished: its events are shown "
+                   "when it ends", 409)
+    return jsonify(events=[{"seq": e.seq, "event": e.event, "accepted": e.accepted,
+                            "violation": None if e.accepted else
+                            {"kind": e.violation_kind, "message": e.violation_message},
+                            "t": e.t, "wall": e.wall}
+                           for e in store().hand_events(match_id, idx)])
+
+
 @bp.get("/matches/<int:match_id>/record.bgn")
 def record(match_id: int):
     info = load_match(match_id) or abort(404)

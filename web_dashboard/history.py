@@ -94,7 +94,8 @@ def hand(match_id: int, idx: int):
     if row is None or row.result is None:
         abort(404)
     return render_template("hand.html", match=match_json(info), number=idx + 1,
-                           reveal=reveal_from_report(row.result))
+                           reveal=reveal_from_report(row.result),
+                           violations=row.result.get("violations", []))
 
 
 @bp.get("/<int:match_id>/record.bgn")
