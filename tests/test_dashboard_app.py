@@ -255,6 +255,8 @@ def test_api_reads(app, client):
     matches = client.get("/api/v1/matches").get_json()["matches"]
     assert [m["id"] for m in matches] == [match_id]
     assert client.get("/api/v1/matches?limit=1").get_json()["matches"] == matches
+    assert matches[0]["hands"][0]["result"]["points"] == sim.points
+    assert "tricks" not in matches[0]["hands"][0]["result"]  # the list stays light
     assert "'limit' must be a number" in client.get("/api/v1/matches?limit=x").get_json()["error"]
     match = client.get(f"/api/v1/matches/{match_id}").get_json()
     assert match["hands"][0]["result"]["points"] == sim.points

@@ -68,7 +68,8 @@ def matches():
     except ValueError:
         return bad("'limit' must be a number")
     limit = max(1, min(limit, HISTORY_LIMIT))
-    return jsonify(matches=[match_summary(m) for m in store().matches(limit=limit)])
+    return jsonify(matches=[match_summary(m, tricks=False)
+                            for m in store().matches(limit=limit)])
 
 
 @bp.get("/matches/<int:match_id>")

@@ -31,12 +31,15 @@ def load_match(match_id: int) -> MatchInfo | None:
         return None
 
 
-def match_summary(info: MatchInfo) -> dict[str, Any]:
-    """A match as the history shows it: settings, standing, and each hand's public result."""
+def match_summary(info: MatchInfo, tricks: bool = True) -> dict[str, Any]:
+    """A match as the history shows it: settings, standing, and each hand's public result
+    (without the trick-by-trick account when ``tricks`` is false, for long lists)."""
     hands = []
     rows = store().hands(info.id)
     for row in rows:
         reveal = reveal_from_report(row.result) if row.result else None
+        if reveal is not None and not tricks:
+            del reveal["tricks"]
         hands.append({"index": row.idx, "number": row.idx + 1, "dealer": row.dealer,
                       "started": row.started, "finished": row.finished,
                       "status": hand_status(row, rows[-1].idx),
@@ -77,7 +80,7 @@ def record_response(info: MatchInfo) -> Response:
 
 @bp.get("/")
 def index():
-    matches = [match_summary(m) for m in store().matches(limit=HISTORY_LIMIT)]
+    matches = [match_summary(m, tricks=False) for m in store().matches(limit=HISTORY_LIMIT)]
     return render_template("history.html", matches=matches)
 
 
