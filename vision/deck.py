@@ -32,6 +32,10 @@ class EnrolledDeck:
     model_sha: str
     name: str = "deck"
     ratio: float = 89 / 58  # card height / width
+    # Faces with one half hidden under the deck's own back, as the crosswise briscola
+    # lies under the stock (empty when no back was enrolled).
+    covered_embeddings: np.ndarray | None = None
+    covered_labels: np.ndarray | None = None
 
     @property
     def codes(self) -> list[str]:
@@ -45,9 +49,13 @@ class EnrolledDeck:
         """Write atomically: a reader never sees a half-written deck."""
         path = Path(path)
         tmp = path.with_name(path.name + ".part.npz")
+        extra = {}
+        if self.covered_embeddings is not None:
+            extra = {"covered_embeddings": self.covered_embeddings.astype(np.float32),
+                     "covered_labels": self.covered_labels.astype(str)}
         np.savez(tmp, embeddings=self.embeddings.astype(np.float32),
                  labels=self.labels.astype(str), model_sha=np.array(self.model_sha),
-                 name=np.array(self.name), ratio=np.array(self.ratio))
+                 name=np.array(self.name), ratio=np.array(self.ratio), **extra)
         os.replace(tmp, path)
         return path
 
@@ -56,8 +64,11 @@ class EnrolledDeck:
         path = Path(path)
         try:
             with np.load(path, allow_pickle=False) as z:
+                covered = ((z["covered_embeddings"].astype(np.float32),
+                            z["covered_labels"].astype(str))
+                           if "covered_embeddings" in z.files else (None, None))
                 deck = cls(z["embeddings"].astype(np.float32), z["labels"].astype(str),
-                           str(z["model_sha"]), str(z["name"]), float(z["ratio"]))
+                           str(z["model_sha"]), str(z["name"]), float(z["ratio"]), *covered)
         except FileNotFoundError:
             raise DeckFileError(f"deck file not found: {path}") from None
         except (OSError, KeyError, ValueError) as exc:

@@ -117,7 +117,36 @@ def enroll_patches(patches: dict[str, np.ndarray], embedder: Embedder, name: str
             embs.append(e / np.linalg.norm(e))
             labels.append(code)
     emb = np.stack(embs).astype(np.float32)
-    return EnrolledDeck(emb, np.array(labels), model_sha1(embedder.model_path), name, ratio)
+    cov_emb, cov_labels = _covered_references(patches, embedder)
+    return EnrolledDeck(emb, np.array(labels), model_sha1(embedder.model_path), name, ratio,
+                        cov_emb, cov_labels)
+
+
+def _covered_references(patches: dict[str, np.ndarray], embedder: Embedder,
+                        ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Each face with its top or bottom half under the back, upright and turned.
+
+    The stock lies across the briscola, so its back pattern shows turned by 90
+    degrees over the hidden half.
+    """
+    if BACK not in patches:
+        return None, None
+    back = cv2.rotate(patches[BACK], cv2.ROTATE_90_CLOCKWISE)  # 96 wide, 64 tall
+    half = PATCH_H // 2
+    cover = cv2.resize(back, (PATCH_W, half), interpolation=cv2.INTER_AREA)
+    views, labels = [], []
+    for code, patch in patches.items():
+        if code == BACK:
+            continue
+        for turned in (False, True):
+            p = patch[::-1, ::-1] if turned else patch
+            top, bottom = p.copy(), p.copy()
+            top[:half] = cover
+            bottom[PATCH_H - half:] = cover
+            views += [top, bottom]
+            labels += [code, code]
+    emb = embedder(np.stack(views))
+    return emb.astype(np.float32), np.array(labels)
 
 
 def enroll_directory(folder: str | Path, embedder: Embedder | None = None) -> EnrolledDeck:

@@ -47,19 +47,48 @@ class Recognizer:
         # Enrolment stores each reference upright then turned: odd rows are turned.
         self._flipped = np.arange(len(deck.labels)) % 2 == 1
         self._groups = [np.nonzero(self._index == k)[0] for k in range(len(self._names))]
+        if deck.covered_embeddings is not None:
+            cov = deck.covered_labels
+            self._cov_names = sorted(set(cov.tolist()))
+            idx = np.array([self._cov_names.index(x) for x in cov])
+            self._cov_groups = [np.nonzero(idx == k)[0] for k in range(len(self._cov_names))]
 
-    def identify(self, patches: np.ndarray) -> list[Identity]:
-        return self.identify_embeddings(self.embedder(patches))
+    def identify(self, patches: np.ndarray, half_covered: bool = False) -> list[Identity]:
+        """Identities of canonical patches.
+
+        ``half_covered``: the patches are the crosswise briscola with one half under the
+        stock; they are also compared with the enrolled faces half hidden by the back,
+        and named when either comparison is sure and the other does not disagree.
+        Some halves are the same for two cards (the 6 and 7 of swords in many decks):
+        those stay unknown.
+        """
+        emb = self.embedder(patches)
+        whole = self.identify_embeddings(emb)
+        if not half_covered or self.deck.covered_embeddings is None:
+            return whole
+        half = self._match(emb, self.deck.covered_embeddings, self._cov_names,
+                           self._cov_groups, None)
+        out = []
+        for w, h in zip(whole, half, strict=True):
+            w_face = w.card if w.card != BACK else None
+            if w_face and h.card and w_face != h.card:
+                out.append(Identity(None, 0.0, h.similarity, 0.0, False))
+            else:
+                out.append(w if w_face else h)
+        return out
 
     def identify_embeddings(self, emb: np.ndarray) -> list[Identity]:
-        sims = emb @ self.deck.embeddings.T  # (M, N)
+        return self._match(emb, self.deck.embeddings, self._names, self._groups, self._flipped)
+
+    def _match(self, emb, refs, names, groups, flipped) -> list[Identity]:
+        sims = emb @ refs.T  # (M, N)
         out = []
-        n = len(self._names)
+        n = len(names)
         for row in sims:
             per = np.full(n, -1.0)
             best_row = np.full(n, -1, int)
             for k in range(n):  # best reference of each label (40 cards + back: cheap)
-                idx = self._groups[k]
+                idx = groups[k]
                 j = idx[np.argmax(row[idx])]
                 per[k], best_row[k] = row[j], j
             order = np.argsort(per)[::-1]
@@ -69,8 +98,8 @@ class Recognizer:
             conf = float(p[b] / p.sum())
             sim, gap = float(per[b]), float(per[b] - per[s])
             ok = sim >= self.threshold and gap >= self.margin
-            out.append(Identity(self._names[b] if ok else None, round(conf, 4), sim, gap,
-                                bool(self._flipped[best_row[b]])))
+            turned = bool(flipped[best_row[b]]) if flipped is not None else False
+            out.append(Identity(names[b] if ok else None, round(conf, 4), sim, gap, turned))
         return out
 
     @staticmethod

@@ -1,0 +1,126 @@
+"""Speed and memory of the vision pipeline on this machine, one thread.
+
+    python benchmarks/bench_vision_speed.py [--frames 60]
+
+Prints medians of:
+- model load plus enrollment of 40 cards and the back from image files;
+- a 1280x720 photo with four cards found and named (``find_and_identify``);
+- the mat path: a 1280x720 camera frame of the play mat with four cards,
+  rectified through the marker homography, cards cut out of the non-mat mask
+  and named (marker search itself runs every few frames, timed separately);
+- a frame in which nothing changed (thumbnail comparison, the early exit);
+and the peak resident memory of the process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from table_controller.cards import ALL_CARDS  # noqa: E402
+from vision.augment import random_texture  # noqa: E402
+from vision.calibration import Calibrator  # noqa: E402
+from vision.deck_art import CARD_H_MM, CARD_W_MM  # noqa: E402
+from vision.detect import find_cards_on_mat, mat_color, warp_card  # noqa: E402
+from vision.embed import Embedder  # noqa: E402
+from vision.enroll import builtin_faces, enroll_directory  # noqa: E402
+from vision.mat import draw_mat, mat_layout  # noqa: E402
+from vision.recognize import Recognizer, find_and_identify  # noqa: E402
+from vision.scenes import PlacedCard, camera_homography, paste_cards, render, scatter  # noqa: E402
+
+
+def med(xs: list[float]) -> str:
+    return f"{statistics.median(xs):.1f} ms (p90 {np.percentile(xs, 90):.1f})"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--frames", type=int, default=60)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    faces = builtin_faces()
+    rng = np.random.default_rng(7)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for code, img in faces.items():
+            cv2.imwrite(str(Path(tmp) / f"{code}.png"), img)
+        t0 = time.perf_counter()
+        embedder = Embedder(threads=1)
+        deck = enroll_directory(tmp, embedder)
+        load_enroll = time.perf_counter() - t0
+    print(f"model load + enrollment of 40 cards and the back: {load_enroll * 1000:.0f} ms")
+    rec = Recognizer(deck, embedder)
+
+    codes = [str(c) for c in ALL_CARDS]
+    photo_ms = []
+    for _ in range(args.frames):
+        plane_mm, ppm = (520.0, 320.0), 3.0
+        plane = random_texture(rng, int(plane_mm[1] * ppm), int(plane_mm[0] * ppm))
+        cards = scatter(rng, list(rng.choice(codes, 4, replace=False)), plane_mm)
+        h = camera_homography(plane_mm, ppm, (1280, 720), tilt=rng.uniform(0, 30),
+                              yaw=rng.uniform(0, 360), roll=rng.uniform(-180, 180), fill=0.95)
+        img = render(plane, ppm, faces, cards, h, (1280, 720), rng)
+        t0 = time.perf_counter()
+        find_and_identify(img, rec)
+        photo_ms.append((time.perf_counter() - t0) * 1000)
+    print(f"photo 1280x720, four cards found and named: {med(photo_ms)}")
+
+    layout = mat_layout("A3")
+    ppm = 3.0
+    mat = draw_mat(layout, ppm)
+    cal = Calibrator(layout, px_per_mm=2.0)
+    mat_ms, marker_ms, still_ms = [], [], []
+    prev = None
+    for i in range(args.frames):
+        cards = [PlacedCard(str(c), layout.play_zone(s).center, 90.0 * s + rng.uniform(-5, 5))
+                 for s, c in enumerate(rng.choice(codes, 4, replace=False))]
+        h = camera_homography((layout.width, layout.height), ppm, (1280, 720),
+                              tilt=15, yaw=5, roll=0, fill=0.95)
+        top = paste_cards(mat, ppm, faces, cards)
+        frame = cv2.warpPerspective(top, h, (1280, 720), borderValue=(60, 60, 60))
+        frame = np.clip(frame + rng.normal(0, 2, frame.shape), 0, 255).astype(np.uint8)
+        t0 = time.perf_counter()
+        cal.update(frame)
+        marker_ms.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        rect = cal.rectify(frame)
+        if i == 0:
+            lab = mat_color(rect)
+        quads, _ = find_cards_on_mat(rect, 2.0, (CARD_W_MM, CARD_H_MM), lab)
+        inv = np.linalg.inv(cal.current.homography)
+        patches = [warp_card(frame, cv2.perspectiveTransform(
+            q.corners.reshape(1, 4, 2).astype(np.float32), inv)[0]) for q in quads]
+        ids = rec.identify(np.stack(patches)) if patches else []
+        mat_ms.append((time.perf_counter() - t0) * 1000)
+        if i == 0:
+            print(f"  (mat frame check: {len(quads)} cards found, "
+                  f"{sum(x.card is not None for x in ids)} named)")
+        # The early exit for a frame in which nothing changed.
+        t0 = time.perf_counter()
+        thumb = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (160, 90),
+                           interpolation=cv2.INTER_AREA)
+        if prev is not None:
+            float(cv2.absdiff(thumb, prev).mean())
+        still_ms.append((time.perf_counter() - t0) * 1000)
+        prev = thumb
+    print(f"mat frame 1280x720, four cards rectified, found and named: {med(mat_ms)}")
+    print(f"marker search and homography (runs every few frames): {med(marker_ms)}")
+    print(f"unchanged-frame check: {med(still_ms)}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory: {peak:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
