@@ -42,7 +42,7 @@ def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, o
     from firmware_bridge.indicators import Indicators
     from table_controller.controller import Controller, IndicatorsOutput
     from table_controller.referee import Referee
-    from vision.observer import TableObserver, seat_zones_for
+    from vision.observer import seat_zones_for, table_eyes
     from vision.simtable import SimulatedTable
     from vision.tracker import Tracker
 
@@ -54,13 +54,14 @@ def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, o
                                         pin_factory=mock_factory)
     controller = Controller(referee, outputs=[IndicatorsOutput(indicators)])
     zones = seat_zones_for(players)
-    tracker = Tracker(zones, lambda: controller.referee.hand)
-    controller.tracker = tracker
     observer = None
-    if not oracle:
-        observer = TableObserver(sim.layout, recognizer, zones,
-                                 briscola_hint=tracker.briscola_candidates)
+    if oracle:
+        tracker = Tracker(zones, lambda: controller.referee.hand)
+    else:
+        observer, tracker = table_eyes(sim.layout, recognizer, zones,
+                                       lambda: controller.referee.hand)
         controller.observer = observer
+    controller.tracker = tracker
     controller.submit({"type": "hand", "players": players, "dealer": 0,
                        "variants": list(variants)})
     truth_frames: dict[tuple[int, str], int] = {}  # (hand, card) -> frame it came to rest

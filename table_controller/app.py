@@ -141,17 +141,15 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
 def _attach_vision(table: Table, layout: Any) -> None:
     from vision.enroll import load_deck
     from vision.mat import mat_layout
-    from vision.observer import TableObserver, seat_zones_for
+    from vision.observer import seat_zones_for, table_eyes
     from vision.recognize import Recognizer
-    from vision.tracker import Tracker
 
     config = table.config
     controller = table.controller
     zones = seat_zones_for(config.table.players, config.table.direction.value)
     deck = load_deck(None if config.deck == "builtin" else config.deck)
-    tracker = Tracker(zones, lambda: controller.referee.hand)
-    observer = TableObserver(layout or mat_layout(config.mat_size), Recognizer(deck), zones,
-                             briscola_hint=tracker.briscola_candidates)
+    observer, tracker = table_eyes(layout or mat_layout(config.mat_size), Recognizer(deck),
+                                   zones, lambda: controller.referee.hand)
     controller.observer, controller.tracker = observer, tracker
     table.observer, table.tracker = observer, tracker
     if controller.referee.hand is not None:

@@ -56,9 +56,8 @@ def run_video(args: argparse.Namespace) -> int:
     from vision.deck import DeckFileError
     from vision.enroll import load_deck
     from vision.mat import mat_layout
-    from vision.observer import TableObserver, seat_zones_for
+    from vision.observer import seat_zones_for, table_eyes
     from vision.recognize import Recognizer
-    from vision.tracker import Tracker
 
     try:
         deck = load_deck(args.deck)
@@ -66,10 +65,8 @@ def run_video(args: argparse.Namespace) -> int:
         return _die(str(exc))
     zones = seat_zones_for(table.players, table.direction.value)
     controller = Controller(referee)
-    tracker = Tracker(zones, lambda: controller.referee.hand)
-    controller.tracker = tracker
-    controller.observer = TableObserver(mat_layout(config.mat_size), Recognizer(deck), zones,
-                                        briscola_hint=tracker.briscola_candidates)
+    controller.observer, controller.tracker = table_eyes(
+        mat_layout(config.mat_size), Recognizer(deck), zones, lambda: controller.referee.hand)
     seen: list[dict] = []
     controller.listeners.append(lambda d: seen.append(d))
     first = {"type": "hand", "players": table.players, "dealer": referee.first_dealer,

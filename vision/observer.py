@@ -25,13 +25,19 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibrator
-from vision.deck import BACK
+from vision.deck import BACK, EnrolledDeck
 from vision.deck_art import CARD_H_MM, CARD_W_MM
-from vision.detect import find_cards_on_mat, mask_on_mat, mat_color, warp_card
+from vision.detect import (
+    find_cards_on_mat,
+    mask_on_mat,
+    mat_color,
+    quads_from_mask,
+    warp_card,
+)
 from vision.embed import PATCH_H, PATCH_W
 from vision.mat import MatLayout, Zone, draw_mat
-from vision.recognize import Recognizer
-from vision.tracker import UNKNOWN, FrameObs, ZoneObs
+from vision.recognize import Identity, Recognizer
+from vision.tracker import UNKNOWN, FrameObs, Tracker, ZoneObs
 
 
 @dataclass
@@ -42,6 +48,7 @@ class ObserverStats:
     broken: int = 0  # frames dropped: not an image
     calibrations: int = 0
     recognitions: int = 0  # card patches sent to the network
+    reread: int = 0  # impossible cards read again as a possible one
 
 
 def _zone_mask(zone: Zone, size: tuple[int, int], px_per_mm: float) -> np.ndarray:
@@ -56,7 +63,8 @@ class TableObserver:
     def __init__(self, layout: MatLayout, recognizer: Recognizer, seat_zones: dict[int, str],
                  *, px_per_mm: float = 1.25, calibrate_every: int = 45,
                  briscola_hint: Callable[[], Sequence[str]] | None = None,
-                 unchanged_level: float = 6.0) -> None:
+                 unlikely: Callable[[str], set[str]] | None = None,
+                 reread_gap: float = 0.08, unchanged_level: float = 6.0) -> None:
         self.layout = layout
         self.recognizer = recognizer
         # Cards are found at a low resolution (cheap); they are named from the camera
@@ -65,6 +73,9 @@ class TableObserver:
         self.cal = Calibrator(layout, px_per_mm)
         self.calibrate_every = calibrate_every
         self.briscola_hint = briscola_hint
+        self.unlikely = unlikely  # zone -> cards the referee rules out there
+        self.reread_gap = reread_gap
+        self._subdecks: dict[frozenset, Recognizer] = {}
         self.unchanged_level = unchanged_level
         self.stats = ObserverStats()
         self.zone_names = [*seat_zones.values(), "briscola"]
@@ -83,6 +94,8 @@ class TableObserver:
         stock = cv2.bitwise_or(self._zone_masks["stock"], self._zone_masks["briscola"])
         ring = cv2.dilate(stock, self._kernel(50))
         self._briscola_ring = cv2.subtract(ring, cv2.dilate(stock, self._kernel(4.5)))
+        self._zone_regions = {n: cv2.dilate(self._zone_masks[n], self._kernel(12))
+                              for n in self.zone_names}
         vis = cv2.subtract(self._zone_masks["briscola"], self._zone_masks["stock"])
         self._briscola_visible = vis
         self._briscola_visible_px = max(1, int(np.count_nonzero(vis)))
@@ -190,6 +203,7 @@ class TableObserver:
         if self._mat_lab is None or self.stats.frames % 30 == 0:
             self._mat_lab = mat_color(rect)
         quads, notmat = find_cards_on_mat(rect, self.px, (CARD_W_MM, CARD_H_MM), self._mat_lab)
+        quads += self._zone_quads(notmat, quads)
         cards = np.zeros_like(notmat)
         for q in quads:
             cv2.fillConvexPoly(cards, np.round(q.corners).astype(np.int32), 255)
@@ -220,6 +234,9 @@ class TableObserver:
                 cv2.fillConvexPoly(qm, np.round(q.corners).astype(np.int32), 255)
                 region = cv2.dilate(qm, self._kernel(7.5))
             hidden = bool(np.count_nonzero(cv2.bitwise_and(hands, region)) > touch)
+            if q is None or hidden:
+                # Nothing there, or a hand that may be changing it: forget the name.
+                self._cache.pop(name, None)
             if q is None:
                 if name == "briscola":
                     zones[name] = self._covered_briscola(frame, notmat, hidden)
@@ -234,7 +251,7 @@ class TableObserver:
                 o = cached[1]
                 zones[name] = ZoneObs(o.content, center, hidden, o.confidence)
             elif hidden:
-                zones[name] = ZoneObs(UNKNOWN, center, True)  # name it once the hand goes
+                zones[name] = ZoneObs(UNKNOWN, center, True)  # named once the hand goes
             else:
                 todo.append((name, q, key))
                 zones[name] = ZoneObs(UNKNOWN, center, hidden)
@@ -242,14 +259,65 @@ class TableObserver:
             patches = np.stack([warp_card(frame, self._to_image(q.corners))
                                 for _, q, _ in todo])
             self.stats.recognitions += len(todo)
-            for (name, _q, key), ident in zip(todo, self.recognizer.identify(patches),
-                                            strict=True):
+            embeddings = self.recognizer.embedder(patches)
+            idents = self.recognizer.identify_embeddings(embeddings)
+            for (name, _q, key), ident, emb in zip(todo, idents, embeddings, strict=True):
+                ident = self._plausible(name, ident, emb)
                 content = ident.card if ident.card is not None else UNKNOWN
                 o = zones[name]
                 zones[name] = ZoneObs(content, o.center, o.hidden, ident.confidence)
                 if not o.hidden:
                     self._cache[name] = (key, zones[name])
         return FrameObs(t, zones, hands_from)
+
+    def _plausible(self, zone: str, ident: Identity, emb: np.ndarray) -> Identity:
+        """A card the referee says cannot turn up here (already played, face up under the
+        stock, not in this deck) is more likely a misreading of a card that can, when one
+        comes nearly as close; a genuine duplicate stays far ahead of every other card and
+        is reported as it is, so that the referee can say so."""
+        if self.unlikely is None or ident.card is None or ident.card == BACK:
+            return ident
+        unlikely = self.unlikely(zone)
+        if ident.card not in unlikely:
+            return ident
+        deck = self.recognizer.deck
+        keep = np.array([str(x) not in unlikely for x in deck.labels])
+        if not keep.any():
+            return ident
+        sub = self._subdecks.get(frozenset(unlikely))
+        if sub is None:
+            sub = Recognizer(EnrolledDeck(deck.embeddings[keep], deck.labels[keep],
+                                          deck.model_sha, deck.name, deck.ratio),
+                             self.recognizer.embedder, self.recognizer.threshold,
+                             self.recognizer.margin)
+            self._subdecks = {frozenset(unlikely): sub}  # one at a time: it changes per play
+        alt = sub.identify_embeddings(emb[None])[0]
+        if alt.card is not None and ident.similarity - alt.similarity < self.reread_gap:
+            self.stats.reread += 1
+            return alt
+        return ident
+
+    def _zone_quads(self, notmat: np.ndarray, found: list) -> list:
+        """Cards of play zones where none was found: cards laid close together touch and
+        make one blob, so look again inside each such zone (plus a margin), where the
+        neighbour's card is at most a sliver that erosion cuts off."""
+        out = []
+        card_px = CARD_W_MM * CARD_H_MM * self.px * self.px
+        ratio = CARD_H_MM / CARD_W_MM
+        for name in self.zone_names[:-1]:  # the play zones
+            zone = self.layout.zones[name]
+            if any(zone.contains(tuple(q.center / self.px)) for q in found):
+                continue
+            region = self._zone_regions[name]
+            part = cv2.bitwise_and(notmat, region)
+            if cv2.countNonZero(part) < 0.5 * card_px:
+                continue
+            for q in quads_from_mask(part, 0.7 * card_px, 1.3 * card_px,
+                                     (ratio * 0.85, ratio * 1.15), min_fill=0.8, max_erode=6):
+                if zone.contains(tuple(q.center / self.px)):
+                    out.append(q)
+                    break
+        return out
 
     def _hand_sides(self, hands: np.ndarray) -> tuple[int, ...]:
         """Seats whose edge of the mat a hand-sized blob touches."""
@@ -322,6 +390,17 @@ class TableObserver:
         return patch
 
 
+def table_eyes(layout: MatLayout, recognizer: Recognizer, seat_zones: dict[int, str],
+               hand: Callable[[], object]) -> tuple[TableObserver, Tracker]:
+    """An observer and a tracker wired together: the tracker reads the referee's hand
+    (``hand()``) and tells the observer which cards the rules allow where."""
+    tracker = Tracker(seat_zones, hand)
+    observer = TableObserver(layout, recognizer, seat_zones,
+                             briscola_hint=tracker.briscola_candidates,
+                             unlikely=tracker.unlikely)
+    return observer, tracker
+
+
 def seat_zones_for(players: int, direction: str = "ccw") -> dict[int, str]:
     """Seat (order of play) -> its play zone on the mat."""
     from table_controller.rules import Direction
@@ -332,4 +411,4 @@ def seat_zones_for(players: int, direction: str = "ccw") -> dict[int, str]:
     return {seat: f"play{places[d.place_of(seat, players)]}" for seat in range(players)}
 
 
-__all__ = ["TableObserver", "ObserverStats", "seat_zones_for", "BACK"]
+__all__ = ["TableObserver", "ObserverStats", "seat_zones_for", "table_eyes", "BACK"]

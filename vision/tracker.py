@@ -114,6 +114,23 @@ class Tracker:
             z.since = 0
             z.last_center = None
         self._collect_pending = False
+        self._emptied = 0
+
+    def unlikely(self, zone: str) -> set[str]:
+        """Cards that cannot honestly turn up in ``zone`` now: played before this trick,
+        played in another zone, the face-up briscola while it lies there, or not in this
+        deck. (The card accepted in this very zone is expected there.)"""
+        hand = self.hand()
+        if hand is None:
+            return set()
+        seat = self.zone_seat.get(zone)
+        here = {str(p.card) for p in (*hand.current, *hand.table) if p.seat == seat}
+        out = {str(p.card) for t in hand.tricks for p in t.plays}
+        out |= {str(p.card) for p in hand.current}
+        out |= {str(c) for c in hand.rules.removed}
+        if hand.briscola is not None and hand.briscola_on_table:
+            out.add(str(hand.briscola))
+        return out - here
 
     def briscola_candidates(self) -> tuple[str, ...]:
         """The cards that may lie face up under the stock now: the briscola itself, and
@@ -170,6 +187,8 @@ class Tracker:
                 zone.touched = False
                 settled.append((name, before, content, obs.t))
         events: list[dict[str, Any]] = []
+        self._emptied = sum(1 for n, _, after, _ in settled
+                            if after is None and n != self.briscola_zone)
         for name, before, after, t in settled:
             events.extend(self._meaning(name, before, after, t))
         if self._collect_pending:
@@ -201,8 +220,10 @@ class Tracker:
                 self._collect_pending = True  # reported once all of it is gone
                 return []
             if hand.current and hand.current[-1].seat == seat and \
-                    str(hand.current[-1].card) == before:
-                return [{"type": "undo", "t": t}]  # the last card was taken back
+                    str(hand.current[-1].card) == before and self._emptied == 1:
+                # The last card was taken back. (Several zones emptied at once are an
+                # unfinished trick swept away: a card was missed, and undoing is no cure.)
+                return [{"type": "undo", "t": t}]
         return []
 
     @staticmethod
