@@ -125,6 +125,7 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
     except Exception as exc:
         table.notes.append(f"indicators not available: {exc}")
 
+    _add_match_commands(table, names)
     if dashboard:
         try:
             _start_dashboard(table, names)
@@ -136,6 +137,53 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
     if resumed is not None:
         controller.refresh()
     return table
+
+
+def _add_match_commands(table: Table, names: list[str]) -> None:
+    """The phones' ``setup`` (a new match) and ``names`` commands, run by the controller."""
+    controller = table.controller
+    store = table.store
+
+    def publish_match() -> None:
+        if table.hub is not None and store is not None and controller.match_id is not None:
+            table.hub.set_match(store.match(controller.match_id), controller.referee)
+
+    def setup(players: int = 2, names: list[str] | None = None,
+              variants: list[str] | tuple[str, ...] = (), length: int | None = None,
+              deck: str = "builtin", dealer: int | None = None,
+              start: bool = True) -> dict[str, Any]:
+        if players != table.config.table.players:
+            return {"accepted": False, "message": (
+                f"this table is set up for {table.config.table.players} players: the mat's "
+                "zones and the LEDs follow the configuration file; change it there")}
+        if store is None:
+            return {"accepted": False, "message": "this table keeps no store"}
+        info = store.new_match(players, names, tuple(variants), length, first_dealer=dealer,
+                               deck=deck)
+        controller.referee, controller.match_id = info.referee(), info.id
+        if controller.tracker is not None:
+            controller.tracker.reset()
+        publish_match()
+        result: dict[str, Any] = {"accepted": True, "message": "match set up",
+                                  "match": info.id}
+        if start:
+            event: dict[str, Any] = {"type": "hand", "players": players,
+                                     "variants": list(variants)}
+            if dealer is not None:
+                event["dealer"] = dealer
+            decision = controller.submit(event)
+            if not decision.accepted:
+                result.update(accepted=False, message=decision.violation.message)
+        return result
+
+    def set_names(names: list[str] | None = None) -> dict[str, Any]:
+        if store is None or controller.match_id is None:
+            return {"accepted": False, "message": "this table keeps no store"}
+        store.set_names(controller.match_id, list(names or []))
+        publish_match()
+        return {"accepted": True, "message": "names saved"}
+
+    controller.handlers.update(setup=setup, names=set_names)
 
 
 def _attach_vision(table: Table, layout: Any) -> None:

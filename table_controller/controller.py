@@ -96,6 +96,8 @@ class Controller:
         self.stats = ControllerStats()
         self.commands: queue.Queue[tuple[str, dict[str, Any], Callable | None]] = queue.Queue()
         self.listeners: list[Callable[[Decision], None]] = []
+        # Further commands (the dashboard's "setup" and "names"), by name.
+        self.handlers: dict[str, Callable[..., dict[str, Any]]] = {}
         self._lock = threading.RLock()
 
     # -- feeding the referee -------------------------------------------------------------
@@ -195,6 +197,11 @@ class Controller:
         elif name == "confirm":
             self.refresh()
             return {"accepted": True, "message": "ok"}
+        elif name in self.handlers:  # setup, names: the table's assembly knows how
+            try:
+                return self.handlers[name](**args)
+            except (ValueError, TypeError) as exc:
+                return {"accepted": False, "message": str(exc)}
         else:
             return {"accepted": False, "message": f"unknown command {name!r}"}
         decision = self.submit(event)
