@@ -99,6 +99,7 @@ class TableObserver:
         vis = cv2.subtract(self._zone_masks["briscola"], self._zone_masks["stock"])
         self._briscola_visible = vis
         self._briscola_visible_px = max(1, int(np.count_nonzero(vis)))
+        self._stock_px = max(1, int(np.count_nonzero(self._zone_masks["stock"])))
         # Markers, their white margins and printed labels are "not mat" but not hands.
         empty = draw_mat(layout, px_per_mm)
         static = mask_on_mat(empty, mat_color(empty))
@@ -224,6 +225,10 @@ class TableObserver:
                             tuple(prev.center / self.px), zc):
                         by_zone[name] = q
                     break
+        # With the stock on top, the briscola is never a whole card: read its half.
+        stock = self._zone_masks["stock"]
+        if np.count_nonzero(cv2.bitwise_and(notmat, stock)) > 0.6 * self._stock_px:
+            by_zone.pop("briscola", None)
         zones: dict[str, ZoneObs] = {}
         todo: list[tuple[str, object, tuple]] = []
         for name in self.zone_names:
@@ -345,19 +350,25 @@ class TableObserver:
         if hidden or not hint:
             return ZoneObs(UNKNOWN, None, hidden)
         zone = self.layout.zones["briscola"]
-        patch = self._visible_half(frame, zone)
+        deck = self.recognizer.deck
+        # Compared with the deck's faces half hidden under its own back, as the stock
+        # hides it; a deck enrolled without its back is compared with whole faces, the
+        # hidden half blanked.
+        half_refs = deck.covered_embeddings is not None
+        patch = self._visible_half(frame, zone, blank=not half_refs)
         key = ("half", tuple(hint), int(patch.mean()))
         cached = self._cache.get("briscola-half")
         if cached is not None and cached[0][:2] == key[:2] and abs(cached[0][2] - key[2]) < 6:
             return cached[1]
         self.stats.recognitions += 1
         emb = self.recognizer.embedder(patch[None])[0]
-        deck = self.recognizer.deck
+        refs, labels = (deck.covered_embeddings, deck.covered_labels) if half_refs else (
+            deck.embeddings, deck.labels)
         scores = {}
         for code in hint:
-            sel = deck.labels == code
+            sel = labels == code
             if np.any(sel):
-                scores[code] = float(np.max(deck.embeddings[sel] @ emb))
+                scores[code] = float(np.max(refs[sel] @ emb))
         if not scores:
             return ZoneObs(UNKNOWN, None, hidden)
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])
@@ -370,12 +381,14 @@ class TableObserver:
         self._cache["briscola-half"] = (key, obs)
         return obs
 
-    def _visible_half(self, frame: np.ndarray, zone: Zone) -> np.ndarray:
-        """The crosswise card in the briscola spot stood upright, its covered part blanked
-        with the card's own paper colour."""
+    def _visible_half(self, frame: np.ndarray, zone: Zone, blank: bool) -> np.ndarray:
+        """The crosswise card in the briscola spot stood upright; with ``blank`` its
+        covered part is painted with the card's own paper colour."""
         corners = zone.corners() * self.px  # TL TR BR BL of the crosswise box
         upright = np.roll(corners, -1, axis=0).astype(np.float32)  # long side vertical
         patch = warp_card(frame, self._to_image(upright), (PATCH_W, PATCH_H))
+        if not blank:
+            return patch
         stock = cv2.warpPerspective(
             self._zone_masks["stock"],
             cv2.getPerspectiveTransform(upright, np.float32(
