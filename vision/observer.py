@@ -242,6 +242,8 @@ class TableObserver:
             if q is None or hidden:
                 # Nothing there, or a hand that may be changing it: forget the name.
                 self._cache.pop(name, None)
+                if name == "briscola" and hidden:
+                    self._cache.pop("briscola-half", None)
             if q is None:
                 if name == "briscola":
                     zones[name] = self._covered_briscola(frame, notmat, hidden)
