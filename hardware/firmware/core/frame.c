@@ -19,7 +19,8 @@ static bool finish(frame_decoder_t *d, frame_t *out) {
         d->stats.truncated++;
         return false;
     }
-    uint16_t want = (uint16_t)(raw[n - 2] << 8 | raw[n - 1]);
+    /* unsigned: a uint8_t << 8 would overflow a 16-bit int (AVR) */
+    uint16_t want = (uint16_t)((unsigned)raw[n - 2] << 8 | raw[n - 1]);
     if (crc16(CRC16_INIT, raw, (size_t)n - 2) != want) {
         d->stats.crc_errors++;
         return false;
