@@ -16,6 +16,7 @@ import numpy as np
 
 from vision.embed import PATCH_H, PATCH_W
 
+WORK_WIDTH = 640  # photos are searched for cards at this width (half of 720p: fast resize)
 CARD_RATIO = (1.15, 2.15)  # long/short side, allowing ~30 degrees of camera tilt
 
 
@@ -106,8 +107,8 @@ def quads_from_mask(mask: np.ndarray, min_area: float, max_area: float,
         if area <= max_area and fill >= min_fill and _card_shaped(quad, ratio):
             out.append(Quad(order_corners(quad), area, fill))
             continue
-        if max_erode <= 0 or area < 1.6 * min_area:
-            continue
+        if max_erode <= 0 or area < 1.6 * min_area or fill < 0.55:
+            continue  # too small for two cards, or too ragged to be cards at all
         if card_px is not None and fill >= min_fill:
             row = _split_row(cnt, card_px)
             if row:
@@ -202,9 +203,9 @@ def find_cards(image: np.ndarray, min_area_frac: float = 0.003,
     h, w = image.shape[:2]
     scale = 1.0
     small = image
-    if w > 960:  # masks at about 640 px wide are enough to find corners to a pixel or two
-        scale = 640.0 / w
-        small = cv2.resize(image, (640, round(h * scale)), interpolation=cv2.INTER_AREA)
+    if w > WORK_WIDTH * 1.25:  # a card's corners need no more than this to a pixel or two
+        scale = WORK_WIDTH / w
+        small = cv2.resize(image, (WORK_WIDTH, round(h * scale)), interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
@@ -214,14 +215,22 @@ def find_cards(image: np.ndarray, min_area_frac: float = 0.003,
     lo, hi = min_area_frac * area, max_area_frac * area
     quads: list[Quad] = []
     close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+    masks = []
     for chan in (white, gray):
         _, m = cv2.threshold(chan, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        masks.append(m)
+    # Whiter than the neighbourhood: a card on a light cloth, where a global
+    # threshold puts card and cloth on the same side.
+    block = (int(0.12 * sw) // 2) * 2 + 1
+    masks.append(cv2.adaptiveThreshold(white, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                       cv2.THRESH_BINARY, block, -6))
+    for m in masks:
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         quads += quads_from_mask(m, lo, hi, nested=True)
         # Closed: fine-patterned backs and art touching the edge become solid blobs.
         quads += quads_from_mask(cv2.morphologyEx(m, cv2.MORPH_CLOSE, close), lo, hi,
                                  max_erode=0)
-    edges = cv2.dilate(cv2.Canny(gray, 30, 90), np.ones((3, 3), np.uint8))
+    edges = cv2.dilate(cv2.Canny(gray, 20, 60), np.ones((3, 3), np.uint8))
     quads += quads_from_mask(255 - edges, lo, hi, nested=True, max_erode=0)
     quads = _dedupe(quads)
     for q in quads:
