@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from .config import IndicatorsConfig
+from .screen import player_labels
 from .table_state import (
     BLANK,
     ERROR_CHARS,
@@ -189,12 +190,16 @@ class Indicators:
         self._update(trump_suit=suit, trump_rank=rank)
 
     def violation(self, kind: str, message: str = "", seat: int | None = None) -> None:
-        """A rule broken: shown until the next accepted event (``clear_violation``)."""
+        """A rule broken: shown until the next accepted event (``clear_violation``).
+
+        ``message`` is the referee's, which numbers seats from 0; on the table the
+        players are P1, P2... (P1 is seat 0), as the screen's title and the LED
+        legends say, so "seat N" in it is shown as "P(N+1)" (``player_labels``)."""
         kind = getattr(kind, "value", kind)
         code = ERROR_KINDS.get(str(kind), ERROR_KINDS["other"])
         seat = seat if seat is None or 0 <= seat < (self._state.players or 6) else None
         self._update(error_kind=code, error_seat=seat,
-                     error_text=ascii_text(message or "", ERROR_CHARS))
+                     error_text=ascii_text(player_labels(message or ""), ERROR_CHARS))
 
     def clear_violation(self) -> None:
         self._update(error_kind=0, error_seat=None, error_text="")

@@ -20,7 +20,7 @@ SCENES = [
                trump_suit="s", trump_rank=9),
     TableState(players=3, dealer=0, trump_suit="b", trump_rank=0, turn=None, trick_seat=2),
     TableState(players=2, trump_suit="d", trump_rank=1, error_kind=1, error_seat=1,
-               error_text="seat 1 played 7c, but it is seat 0's turn to play"),
+               error_text="P2 played 7c, but it is P1's turn to play"),  # as Indicators sends it
     TableState(players=2, error_kind=2, error_text="x" * 60),
     TableState(players=2, error_kind=9, error_text="a" * 25 + " " + "b" * 30),
     TableState(text=("Briscola!", "", "~ all printable ~", "0123456789abcdefghijk")),
