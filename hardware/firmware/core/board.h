@@ -1,5 +1,6 @@
 /* The thin board layer: everything the portable core needs from the hardware.
- * Implemented by pico/main.c (RP2040) and host/emulator.c (pseudo-terminal). */
+ * Implemented by pico/main.c (RP2040), host/emulator.c (pseudo-terminal) and,
+ * as no-ops for the size-measuring cross builds, cross/stub_board.c. */
 #ifndef BOARD_H
 #define BOARD_H
 #include <stddef.h>
