@@ -237,7 +237,7 @@ class TableObserver:
             if q is not None:
                 qm = np.zeros_like(region)
                 cv2.fillConvexPoly(qm, np.round(q.corners).astype(np.int32), 255)
-                region = cv2.dilate(qm, self._kernel(7.5))
+                region = cv2.dilate(qm, self._kernel(6))
             hidden = bool(np.count_nonzero(cv2.bitwise_and(hands, region)) > touch)
             if q is None or hidden:
                 # Nothing there, or a hand that may be changing it: forget the name.
