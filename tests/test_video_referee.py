@@ -49,3 +49,33 @@ def test_empty_table_video_reports_a_hand_with_no_tricks(capsys, tmp_path):
     assert doc["hands"][0]["dealer"] == 1
     lines = [json.loads(x) for x in events.read_text().splitlines()]
     assert lines[0]["type"] == "hand" and lines[0]["dealer"] == 1 and len(lines) == 1
+
+
+def test_recorded_hand_is_refereed_like_the_table_saw_it(capsys, tmp_path):
+    """A whole simulated hand recorded to a video file, refereed after the fact."""
+    from vision.simtable import SimulatedTable
+
+    sim = SimulatedTable(players=2, seed=31, pace="fast", hands=1, size=(960, 540),
+                         first_dealer=1)
+    video = tmp_path / "hand.avi"
+    out = None
+    for _, img in sim.frames():
+        if out is None:
+            out = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30,
+                                  (img.shape[1], img.shape[0]))
+        out.write(img)
+    out.release()
+    events = tmp_path / "seen.jsonl"
+    code = main(["referee", "--video", str(video), "--dealer", "1", "--json",
+                 "--events-out", str(events)])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0
+    (hand,) = doc["hands"]
+    (truth,) = sim.hands
+    assert hand["complete"] and hand["points"] == truth.points
+    assert [t["winner"] for t in hand["tricks"]] == truth.winners
+    assert hand["violations"] == []
+    # The events written replay to the same report without the video.
+    code = main(["referee", "--events", str(events), "--json"])
+    again = json.loads(capsys.readouterr().out)
+    assert again["hands"][0]["points"] == truth.points
