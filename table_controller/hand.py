@@ -120,7 +120,7 @@ class Hand:
         self.tricks: list[Trick] = []
         self.current: list[Play] = []  # plays of the trick in progress
         self.move_stack: list[Event] = []
-        self._undo: list[tuple] = []  # (scalars, finished trick, former holder)
+        self._undo: list[tuple] = []  # what each push changed, tagged by kind
         # Scalars restored as a block by pop().
         self.turn: int = (dealer + 1) % n
         self.trump: Suit | None = None
@@ -245,22 +245,28 @@ class Hand:
         if not self.move_stack:
             raise IndexError("pop from an empty hand: nothing to take back")
         event = self.move_stack.pop()
-        scalars, trick, had_held = self._undo.pop()
-        if type(event) is Play:
-            card = event.card
-            self._seen[card.index] = 0
-            if trick is not None:  # the play finished a trick: reopen it
-                self.tricks.pop()
-                self.points[trick.winner] -= trick.points
-                self.current = list(trick.plays[:-1])
-                if self.briscola_taker is not None and scalars[4] is None:
-                    self.held.pop(self.briscola, None)
-            else:
-                self.current.pop()
-            if had_held is not None:
-                self.held[card] = had_held
-        elif type(event) is Swap:
-            self.held.pop(scalars[2], None)
+        record = self._undo.pop()
+        if record[0] == "p":  # a play within a trick
+            _, self.turn, self.table, self._best, self._best_seat, self.partner, had = record
+            self._seen[event.card.index] = 0
+            self.current.pop()
+            if had is not None:
+                self.held[event.card] = had
+            return event
+        if record[0] == "t":  # the play that finished a trick: reopen it
+            _, scalars, trick, had = record
+            self._seen[event.card.index] = 0
+            self.tricks.pop()
+            self.points[trick.winner] -= trick.points
+            self.current = list(trick.plays[:-1])
+            if self.briscola_taker is not None and scalars[4] is None:
+                self.held.pop(self.briscola, None)
+            if had is not None:
+                self.held[event.card] = had
+        else:
+            scalars = record[1]
+            if type(event) is Swap:
+                self.held.pop(scalars[2], None)
         self._restore(scalars)
         return event
 
@@ -281,46 +287,65 @@ class Hand:
             raise IllegalEvent(V.DUPLICATE_CARD, f"{card} is the face-up briscola, still "
                                "lying under the stock", seat, card)
 
-    def _push_play(self, event: Play) -> None:
+    def _play_error(self, event: Play) -> IllegalEvent:
+        """Why ``event`` cannot be played, checked in order of precedence."""
         seat, card = event.seat, event.card
         if len(self.tricks) == self.n_tricks:
-            raise IllegalEvent(V.HAND_OVER, f"the hand is over: all {self.n_tricks} tricks "
-                               f"were played ({card} by seat {seat})", seat, card)
-        self._check_seat(seat, "play")
-        if self.trump is None:
-            if self.rules.chiamata:
-                msg = f"{card} played before the auction's call: trump is not known yet"
-            else:
-                msg = f"{card} played before the face-up briscola was seen"
-            raise IllegalEvent(V.NO_TRUMP, msg, seat, card)
-        self._check_card(card, seat)
+            return IllegalEvent(V.HAND_OVER, f"the hand is over: all {self.n_tricks} tricks "
+                                f"were played ({card} by seat {seat})", seat, card)
+        try:
+            self._check_seat(seat, "play")
+            if self.trump is None:
+                if self.rules.chiamata:
+                    msg = f"{card} played before the auction's call: trump is not known yet"
+                else:
+                    msg = f"{card} played before the face-up briscola was seen"
+                raise IllegalEvent(V.NO_TRUMP, msg, seat, card)
+            self._check_card(card, seat)
+        except IllegalEvent as exc:
+            return exc
         if seat != self.turn:
-            raise IllegalEvent(V.OUT_OF_TURN, f"seat {seat} played {card} but it is seat "
-                               f"{self.turn}'s turn", seat, card)
+            return IllegalEvent(V.OUT_OF_TURN, f"seat {seat} played {card} but it is seat "
+                                f"{self.turn}'s turn", seat, card)
         holder = self.held.get(card)
-        if holder is not None and holder != seat:
-            raise IllegalEvent(V.NOT_HELD, f"{card} is in seat {holder}'s hand, not seat "
-                               f"{seat}'s", seat, card)
+        return IllegalEvent(V.NOT_HELD, f"{card} is in seat {holder}'s hand, not seat "
+                            f"{seat}'s", seat, card)
+
+    def _push_play(self, event: Play) -> None:
+        # The hot path of the whole referee: one quick test for the common case, the
+        # reasons (in their order of precedence) only when something is wrong.
+        seat, card = event.seat, event.card
+        idx = card.index
+        holder = self.held.get(card)
+        if (seat != self.turn or self.trump is None or self._seen[idx]
+                or not self._in_deck[idx] or len(self.tricks) == self.n_tricks
+                or (card is self.briscola and self.briscola_on_table)
+                or (holder is not None and holder != seat)):
+            raise self._play_error(event)
         # -- accepted from here on: nothing below may raise --
-        scalars = self._scalars()
+        current = self.current
         if holder is not None:
             del self.held[card]
-        self._seen[card.index] = 1
-        if self.table:  # a play for the next trick implies the collect
+        self._seen[idx] = 1
+        table = self.table
+        if table:  # a play for the next trick implies the collect
             self.table = ()
-        current = self.current
         current.append(event)
-        best = self._best
-        if len(current) == 1 or card.beats(best, self.trump):
+        best, best_seat = self._best, self._best_seat
+        if best is None or card.beats(best, self.trump):
             self._best, self._best_seat = card, seat
-        if self.rules.chiamata and card is self.called:
+        partner = self.partner
+        if card is self.called:
             self.partner = seat
         self.move_stack.append(event)
         n = self.players
         if len(current) < n:
+            self._undo.append(("p", self.turn, table, best, best_seat, partner, holder))
             self.turn = (seat + 1) % n
-            self._undo.append((scalars, None, holder))
             return
+        scalars = (self.turn, self.trump, self.briscola, self.briscola_on_table,
+                   self.briscola_taker, self.stock, table, self.draw_order, self.caller,
+                   self.called, self.bid, partner, best, best_seat)
         winner = self._best_seat
         pts = 0
         for p in current:
@@ -343,7 +368,7 @@ class Hand:
                 self.held[self.briscola] = taker
         else:
             self.draw_order = ()
-        self._undo.append((scalars, trick, holder))
+        self._undo.append(("t", scalars, trick, holder))
 
     def _push_collect(self, event: Collect) -> None:
         if not self.table:
@@ -354,7 +379,7 @@ class Hand:
                 raise IllegalEvent(V.BAD_EVENT, f"collect while the trick is incomplete: "
                                    f"{len(self.current)} of {self.players} cards played")
             raise IllegalEvent(V.BAD_EVENT, "collect with no trick on the table")
-        self._undo.append((self._scalars(), None, None))
+        self._undo.append(("s", self._scalars()))
         self.table = ()
         self.move_stack.append(event)
 
@@ -371,7 +396,7 @@ class Hand:
                                f"({self.briscola}); {card} cannot replace it (a swap does)",
                                card=card)
         self._check_card(card, None)
-        self._undo.append((self._scalars(), None, None))
+        self._undo.append(("s", self._scalars()))
         self.trump = card.suit
         self.briscola = card
         self.briscola_on_table = True
@@ -423,7 +448,7 @@ class Hand:
         if err is not None:
             raise IllegalEvent(V.ILLEGAL_SWAP, f"illegal swap of {card} by seat {seat}: {err}",
                                seat, card)
-        self._undo.append((self._scalars(), None, None))
+        self._undo.append(("s", self._scalars()))
         self.held[self.briscola] = seat  # the old face-up card is now in the swapper's hand
         self.briscola = card
         self.move_stack.append(event)
@@ -448,7 +473,7 @@ class Hand:
         if not DEFAULT_BID <= event.points <= total:
             raise IllegalEvent(V.BAD_EVENT, f"a bid must be {DEFAULT_BID}..{total} points, "
                                f"not {event.points}", seat, card)
-        self._undo.append((self._scalars(), None, None))
+        self._undo.append(("s", self._scalars()))
         self.caller, self.called, self.bid = seat, card, event.points
         self.trump = card.suit
         self.move_stack.append(event)
