@@ -45,7 +45,21 @@ class Calibrator:
     def detect_markers(self, frame: np.ndarray) -> dict[int, np.ndarray]:
         """Visible mat markers: id -> 4x2 image corners (TL, TR, BR, BL)."""
         gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        corners, ids, _ = self._detector.detectMarkers(gray)
+        corners, ids = None, None
+        if min(gray.shape) >= 600:
+            # Markers are large in a 720p frame: search at half size (4x fewer pixels),
+            # then put the corners back on the full-size picture to a fraction of a pixel.
+            corners, ids, _ = self._detector.detectMarkers(cv2.pyrDown(gray))
+            if ids is not None and len(ids) >= min(2, len(self.layout.markers)):
+                pts = np.concatenate([c.reshape(4, 2) for c in corners]) * 2 + 0.5
+                crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
+                pts = cv2.cornerSubPix(gray, pts.astype(np.float32).reshape(-1, 1, 2),
+                                       (5, 5), (-1, -1), crit).reshape(-1, 4, 2)
+                corners = list(pts)
+            else:
+                corners, ids = None, None
+        if ids is None:
+            corners, ids, _ = self._detector.detectMarkers(gray)
         found: dict[int, np.ndarray] = {}
         if ids is not None:
             for c, i in zip(corners, ids.ravel(), strict=True):
