@@ -1,0 +1,1 @@
+"""Committed model files: the card embedding (.tflite + .json) and the built-in deck."""
