@@ -116,3 +116,15 @@ def test_guided_enrollment_asks_card_by_card_and_catches_repeats(faces):
         "Mostra Asso di denari (1d)", "Mostra 2 di denari (2d)"]
     assert any(p.startswith("Questa sembra 1d") for p in prompts)
     assert sorted(set(deck.labels.tolist())) == ["1d", "2d", "back"]
+
+
+def test_committed_builtin_deck_matches_the_committed_model():
+    """After retraining, `python -m vision.enroll --builtin` must be run too."""
+    from vision.deck import model_sha1
+    from vision.embed import MODEL_PATH
+    from vision.enroll import BUILTIN_PATH
+
+    deck = EnrolledDeck.load(BUILTIN_PATH)
+    assert deck.model_sha == model_sha1(MODEL_PATH)
+    assert deck.codes == sorted(str(c) for c in ALL_CARDS) and deck.has_back
+    assert deck.covered_embeddings is not None and len(deck.covered_labels) == 160
