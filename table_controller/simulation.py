@@ -112,11 +112,7 @@ def play_hand(rules: HandRules, dealer: int, rng: random.Random, *, style: str =
             two = Card.parse(f"2{trump.value}")
             for seat in range(n):
                 if two in hands[seat] and rng.random() < swap_prob:
-                    hands[seat].remove(two)
-                    hands[seat].append(stock[0])
-                    stock[0] = two
-                    sim.swaps.append((seat, two))
-                    sim.events.append(Swap(seat, two))
+                    _swap(sim, hands[seat], stock, seat, two)
     leader = first
     for _ in range(rules.tricks):
         trick: list[tuple[int, Card]] = []
@@ -145,14 +141,20 @@ def play_hand(rules: HandRules, dealer: int, rng: random.Random, *, style: str =
             seven = Card.parse(f"7{trump.value}")
             if seven in hands[winner] and stock[0].strength >= Card.parse("8d").strength \
                     and rng.random() < swap_prob:
-                hands[winner].remove(seven)
-                hands[winner].append(stock[0])
-                stock[0] = seven
-                sim.swaps.append((winner, seven))
-                sim.events.append(Swap(winner, seven))
+                _swap(sim, hands[winner], stock, winner, seven)
         leader = winner
     assert not any(hands) and not stock, "every card is played"
     return sim
+
+
+def _swap(sim: SimulatedHand, hand: list[Card], stock: list[Card], seat: int,
+          card: Card) -> None:
+    """``seat`` puts ``card`` face up under the stock and takes the card lying there."""
+    hand.remove(card)
+    hand.append(stock[0])  # stock[0] is the face-up card, drawn last
+    stock[0] = card
+    sim.swaps.append((seat, card))
+    sim.events.append(Swap(seat, card))
 
 
 def play_match(players: int, length: int, rng: random.Random, *, variants=(),

@@ -29,10 +29,11 @@ import numpy as np
 
 from table_controller.cards import Card
 from table_controller.events import Call, Collect, Event, Play, Swap, Trump
-from table_controller.rules import Direction, HandRules
+from table_controller.rules import HandRules
 from table_controller.simulation import SimulatedHand, play_hand
 from vision.deck_art import CARD_H_MM, CARD_W_MM, DeckStyle, render_deck
 from vision.mat import MatLayout, draw_mat, mat_layout, seats_for
+from vision.observer import seat_zones_for
 from vision.scenes import camera_homography, card_corners_mm
 from vision.tracker import FrameObs, ZoneObs
 
@@ -135,7 +136,7 @@ class SimulatedTable:
         self.np_rng = np.random.default_rng(opt.seed)
         self.layout: MatLayout = mat_layout(opt.paper)
         self.places = list(seats_for(opt.players))
-        self.direction = Direction.parse(opt.direction)
+        self._seat_zones = seat_zones_for(opt.players, opt.direction)
         self.pace = Pace.named(opt.pace)
         self.rules = HandRules.of(opt.players, frozenset(opt.variants))
         self.faults = tuple(Fault(f) for f in opt.faults)
@@ -162,10 +163,10 @@ class SimulatedTable:
 
     def place_of(self, seat: int) -> int:
         """The mat place (0 bottom, 1 right, 2 top, 3 left) where ``seat`` sits."""
-        return self.places[self.direction.place_of(seat, self.opt.players)]
+        return int(self.seat_zone(seat)[-1])
 
     def seat_zone(self, seat: int) -> str:
-        return f"play{self.place_of(seat)}"
+        return self._seat_zones[seat]
 
     def _camera(self, tilt_jitter: float, yaw: float, roll: float,
                 shift: tuple[float, float]) -> np.ndarray:
