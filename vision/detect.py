@@ -9,6 +9,7 @@ blobs of cards that touch or overlap a little by eroding them apart.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -37,16 +38,21 @@ def order_corners(pts: np.ndarray) -> np.ndarray:
     Of the two ways to stand a card upright the one whose top edge is higher in the
     image is chosen; recognition matches both ways anyway.
     """
-    pts = np.asarray(pts, np.float32).reshape(4, 2)
-    c = pts.mean(axis=0)
-    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
-    pts = pts[np.argsort(ang)]  # clockwise on screen (y down)
-    side = np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1)
+    # Plain Python on four points: numpy's per-call overhead dominated detection.
+    p = [(float(x), float(y)) for x, y in np.asarray(pts, np.float32).reshape(4, 2)]
+    cx = sum(x for x, _ in p) / 4
+    cy = sum(y for _, y in p) / 4
+    p.sort(key=lambda q: math.atan2(q[1] - cy, q[0] - cx))  # clockwise on screen (y down)
+    side = _sides(p)
     if side[0] + side[2] > side[1] + side[3]:
-        pts = np.roll(pts, -1, axis=0)
-    if pts[0, 1] + pts[1, 1] > pts[2, 1] + pts[3, 1]:
-        pts = np.roll(pts, 2, axis=0)
-    return pts
+        p = p[1:] + p[:1]
+    if p[0][1] + p[1][1] > p[2][1] + p[3][1]:
+        p = p[2:] + p[:2]
+    return np.array(p, np.float32)
+
+
+def _sides(p) -> list[float]:
+    return [math.dist(p[i], p[(i + 1) % 4]) for i in range(4)]
 
 
 def warp_card(image: np.ndarray, corners: np.ndarray, size: tuple[int, int] = (PATCH_W, PATCH_H),
@@ -77,7 +83,7 @@ def _quad_of(contour: np.ndarray) -> tuple[np.ndarray, float]:
 
 def _card_shaped(quad: np.ndarray, ratio: tuple[float, float]) -> bool:
     q = order_corners(quad)
-    s = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    s = _sides(q.tolist())
     if min(s) < 4:
         return False
     r = (s[1] + s[3]) / (s[0] + s[2])
@@ -166,6 +172,18 @@ def _split_row(contour: np.ndarray, card_px: tuple[float, float]) -> list[Quad]:
     return []
 
 
+def _centres_inside(corners: np.ndarray) -> np.ndarray:
+    """``inside[i, j]``: the centre of quad j lies in (convex) quad i, edges included."""
+    centres = corners.mean(axis=1)  # (n, 2)
+    a = corners  # (n, 4, 2)
+    e = np.roll(a, -1, axis=1) - a  # edge vectors
+    d = centres[None, :, None, :] - a[:, None, :, :]  # (n, n, 4, 2)
+    cross = e[:, None, :, 0] * d[..., 1] - e[:, None, :, 1] * d[..., 0]
+    inside = (cross >= 0).all(axis=2) | (cross <= 0).all(axis=2)
+    np.fill_diagonal(inside, False)
+    return inside
+
+
 def _dedupe(quads: list[Quad]) -> list[Quad]:
     """One quad per card.
 
@@ -176,13 +194,18 @@ def _dedupe(quads: list[Quad]) -> list[Quad]:
     """
     if not quads:
         return []
-    centers = [tuple(float(v) for v in q.center) for q in quads]
-    polys = [q.corners.reshape(-1, 1, 2) for q in quads]
     n = len(quads)
-    inside = np.array([[i != j and cv2.pointPolygonTest(polys[i], centers[j], False) >= 0
-                        for j in range(n)] for i in range(n)])  # inside[i, j]: j's centre in i
+    inside = _centres_inside(np.stack([q.corners for q in quads]))  # [i, j]: j's centre in i
     areas = np.array([q.area for q in quads])
-    cloth = (inside & (areas[None, :] < 0.6 * areas[:, None])).sum(axis=1) >= 2
+    same = inside | inside.T  # two candidates for one thing (several masks find each card)
+    cloth = np.zeros(n, bool)
+    for i in range(n):
+        inner = np.nonzero(inside[i] & (areas < 0.6 * areas[i]))[0]
+        distinct: list[int] = []
+        for j in inner:
+            if not any(same[j, k] for k in distinct):
+                distinct.append(j)
+        cloth[i] = len(distinct) >= 2
     keep: list[int] = []
     for i in sorted(range(n), key=lambda i: -areas[i]):
         if cloth[i]:
@@ -192,9 +215,46 @@ def _dedupe(quads: list[Quad]) -> list[Quad]:
             keep.append(i)
             continue
         k = nest[0]
-        if areas[i] > 0.8 * areas[k] and quads[i].fill > quads[k].fill + 0.02:
+        if areas[i] > 0.7 * areas[k] and quads[i].fill > quads[k].fill + 0.02:
             keep[keep.index(k)] = i
     return [quads[i] for i in keep]
+
+
+def _photo_masks(small: np.ndarray) -> list[np.ndarray]:
+    """Binary masks in which cards stand out, each for a different kind of scene.
+
+    - Whiteness (light, unsaturated) against the whole image, by Otsu: cards on a
+      dark or colourful cloth, and cards filling most of the picture.
+    - Whiter than the neighbourhood: a card on a light cloth, where a global
+      threshold puts card and cloth on the same side.
+    - Other than the local cloth: the cloth's colour is the median over a window
+      much wider than a card (taken at quarter size, so cards and pips vanish from
+      it), and a card is what differs from it in lightness or colour. Two window
+      sizes, two cut-offs: small cards on patterned or two-tone tables, and large ones.
+    """
+    sh, sw = small.shape[:2]
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    white = cv2.GaussianBlur(cv2.subtract(hsv[..., 2], hsv[..., 1]), (5, 5), 0)
+    masks = [cv2.threshold(white, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1]]
+    block = (int(0.12 * sw) // 2) * 2 + 1
+    masks.append(cv2.adaptiveThreshold(white, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                       cv2.THRESH_BINARY, block, -12))
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2YCrCb)
+    quarter = cv2.resize(lab, (max(1, sw // 4), max(1, sh // 4)), interpolation=cv2.INTER_AREA)
+    planes = [np.ascontiguousarray(quarter[..., i]) for i in range(3)]
+    for frac, otsu in ((0.22, True), (0.13, False)):
+        k = max(3, (int(frac * quarter.shape[1]) // 2) * 2 + 1)  # 35 and 21 at 640 wide
+        cloth = cv2.merge([cv2.medianBlur(p, k) for p in planes])
+        cloth = cv2.resize(cloth, (sw, sh), interpolation=cv2.INTER_LINEAR)
+        d = cv2.absdiff(lab, cloth)
+        # Lightness plus twice the chroma difference, saturating in uint8.
+        chroma = cv2.add(d[..., 1], d[..., 2])
+        dist = cv2.add(d[..., 0], cv2.scaleAdd(chroma, 2.0, chroma))
+        if otsu:
+            masks.append(cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1])
+        else:
+            masks.append(cv2.threshold(dist, 30, 255, cv2.THRESH_BINARY)[1])
+    return masks
 
 
 def find_cards(image: np.ndarray, min_area_frac: float = 0.003,
@@ -207,31 +267,17 @@ def find_cards(image: np.ndarray, min_area_frac: float = 0.003,
         scale = WORK_WIDTH / w
         small = cv2.resize(image, (WORK_WIDTH, round(h * scale)), interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-    gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
-    # Card stock is light and unsaturated: "whiteness" separates it from most cloths.
-    white = cv2.GaussianBlur(cv2.subtract(hsv[..., 2], hsv[..., 1]), (5, 5), 0)
     area = sh * sw
     lo, hi = min_area_frac * area, max_area_frac * area
     quads: list[Quad] = []
     close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
-    masks = []
-    for chan in (white, gray):
-        _, m = cv2.threshold(chan, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-        masks.append(m)
-    # Whiter than the neighbourhood: a card on a light cloth, where a global
-    # threshold puts card and cloth on the same side.
-    block = (int(0.12 * sw) // 2) * 2 + 1
-    masks.append(cv2.adaptiveThreshold(white, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
-                                       cv2.THRESH_BINARY, block, -6))
-    for m in masks:
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    open_ = np.ones((3, 3), np.uint8)
+    for m in _photo_masks(small):
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, open_)
         quads += quads_from_mask(m, lo, hi, nested=True)
         # Closed: fine-patterned backs and art touching the edge become solid blobs.
         quads += quads_from_mask(cv2.morphologyEx(m, cv2.MORPH_CLOSE, close), lo, hi,
                                  max_erode=0)
-    edges = cv2.dilate(cv2.Canny(gray, 20, 60), np.ones((3, 3), np.uint8))
-    quads += quads_from_mask(255 - edges, lo, hi, nested=True, max_erode=0)
     quads = _dedupe(quads)
     for q in quads:
         q.corners = (q.corners / scale).astype(np.float32)
