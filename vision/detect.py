@@ -78,7 +78,36 @@ def _quad_of(contour: np.ndarray) -> tuple[np.ndarray, float]:
     else:
         quad = cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32)
     qa = abs(cv2.contourArea(quad))
-    return quad, float(area / qa) if qa > 0 else 0.0
+    fill = float(area / qa) if qa > 0 else 0.0
+    if fill > 1.04:  # the quad cuts a corner off: a rounded, chipped or bumped corner
+        sides = _long_sides_quad(hull, peri)
+        if sides is not None:
+            sa = abs(cv2.contourArea(sides))
+            if area <= sa <= 1.08 * cv2.contourArea(hull):
+                quad, fill = sides, float(area / sa)
+    return quad, fill
+
+
+def _long_sides_quad(hull: np.ndarray, peri: float) -> np.ndarray | None:
+    """The quad whose sides lie on the hull's four longest edges: a card's corners
+    where its sides meet, whatever the corners themselves look like."""
+    poly = cv2.approxPolyDP(hull, 0.01 * peri, True).reshape(-1, 2).astype(np.float64)
+    n = len(poly)
+    if n < 5:
+        return None
+    length = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+    edges = sorted(np.argsort(length)[-4:])  # in order round the hull
+    corners = []
+    for a, b in zip(edges, edges[1:] + edges[:1], strict=True):
+        p, r = poly[a], poly[(a + 1) % n] - poly[a]
+        q, s = poly[b], poly[(b + 1) % n] - poly[b]
+        den = r[0] * s[1] - r[1] * s[0]
+        if abs(den) < 1e-6 * (np.dot(r, r) + np.dot(s, s)):
+            return None  # parallel neighbours: not four sides of a card
+        t = ((q[0] - p[0]) * s[1] - (q[1] - p[1]) * s[0]) / den
+        corners.append(p + t * r)
+    quad = np.array(corners, np.float32)
+    return quad if cv2.isContourConvex(quad.reshape(-1, 1, 2)) else None
 
 
 def _card_shaped(quad: np.ndarray, ratio: tuple[float, float]) -> bool:
@@ -187,17 +216,19 @@ def _centres_inside(corners: np.ndarray) -> np.ndarray:
 def _dedupe(quads: list[Quad]) -> list[Quad]:
     """One quad per card.
 
-    A quad holding two smaller ones is the cloth they lie on. Of nested candidates
+    A quad holding two smaller cards is the cloth they lie on. Of nested candidates
     the outer one wins when the inner is much smaller (a figure's panel inside the
-    card), the fuller one when they are about the same size (one card seen by two
-    masks).
+    card) unless the outer is ragged, the fuller one when they are about the same
+    size (one card seen by two masks).
     """
     if not quads:
         return []
     n = len(quads)
     inside = _centres_inside(np.stack([q.corners for q in quads]))  # [i, j]: j's centre in i
     areas = np.array([q.area for q in quads])
-    same = inside | inside.T  # two candidates for one thing (several masks find each card)
+    # Two candidates for one thing (several masks find each card): nested, of a size.
+    ratio = areas[:, None] / areas[None, :]
+    same = (inside | inside.T) & (ratio > 0.5) & (ratio < 2.0)
     cloth = np.zeros(n, bool)
     for i in range(n):
         inner = np.nonzero(inside[i] & (areas < 0.6 * areas[i]))[0]
@@ -215,7 +246,11 @@ def _dedupe(quads: list[Quad]) -> list[Quad]:
             keep.append(i)
             continue
         k = nest[0]
-        if areas[i] > 0.7 * areas[k] and quads[i].fill > quads[k].fill + 0.02:
+        r, fi, fk = areas[i] / areas[k], quads[i].fill, quads[k].fill
+        # One card seen by two masks: the fuller outline. A card with its shadow or a
+        # patch of cloth attached (ragged) against a clean one inside it: the clean one.
+        # A clean card against the panel inside its printed border: the card.
+        if (r > 0.8 and fi > fk + 0.02) or (r > 0.6 and fk < 0.95 and fi >= 0.97):
             keep[keep.index(k)] = i
     return [quads[i] for i in keep]
 
