@@ -8,7 +8,8 @@ per card, render photos of 4 random faces and a back on random table textures
 (camera tilted 0-30 degrees, any rotation, light, glare, shadow, noise, JPEG),
 run ``find_and_identify`` and score against the ground truth. Prints:
 detection recall, identity accuracy of the faces found, unknown rate, false
-cards (wrong identity or not a face) per report, backs named as faces, ms/frame.
+cards (wrong identity or not a face) per report, backs named as faces, the worst
+corner's error, ms/frame.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def evaluate_deck(faces: dict[str, np.ndarray], embedder: Embedder, scenes: int,
     deck = enroll_patches({c: card_patch(f) for c, f in faces.items()}, embedder)
     rec = Recognizer(deck, embedder)
     st = dict(gt=0, found=0, named=0, correct=0, unknown=0, reports=0, false=0,
-              backs=0, back_as_face=0)
+              backs=0, back_as_face=0, corner_px=[])
     ms = []
     codes = [str(c) for c in ALL_CARDS]
     for _ in range(scenes):
@@ -88,6 +89,10 @@ def evaluate_deck(faces: dict[str, np.ndarray], embedder: Embedder, scenes: int,
                 continue
             used.add(hit)
             st["found"] += 1
+            # Worst corner's distance from the truth, either way up (pixels of 1280x720).
+            st["corner_px"].append(float(min(
+                np.abs(seen[hit].corners - np.roll(c.corners, k, axis=0)).max()
+                for k in range(4))))
             card = seen[hit].identity.card
             if card is None:
                 st["unknown"] += 1
@@ -109,6 +114,8 @@ def show(name: str, st: dict) -> None:
           f"(unknown {st['unknown'] / max(1, st['found']):.4f}), "
           f"false cards {st['false'] / max(1, st['reports']):.4f} of {st['reports']} reports, "
           f"backs named as faces {st['back_as_face']}/{st['backs']}, "
+          f"worst corner median {statistics.median(st['corner_px']):.1f} px "
+          f"(p95 {np.percentile(st['corner_px'], 95):.1f}), "
           f"median {statistics.median(st['ms']):.1f} ms/frame")
 
 
@@ -127,7 +134,7 @@ def main() -> int:
         st = evaluate_deck(render_deck(DeckStyle.from_seed(seed)), embedder,
                            args.scenes, rng)
         for k, v in st.items():
-            total[k] = total.get(k, 0 if k != "ms" else []) + v
+            total[k] = total.get(k, [] if isinstance(v, list) else 0) + v
     show(f"held-out styles ({args.styles})", total)
     nap = napoletane_faces()
     if nap is None:
