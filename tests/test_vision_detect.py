@@ -51,17 +51,27 @@ def test_warp_card_stands_the_card_up():
     assert min(d_up, d_turned) < 12
 
 
+PPM = 3.0  # plane pixels per mm
+
+
+def _tilted_photo(rng, faces, plane, plane_mm, codes, fill, dark_table=False):
+    """``codes`` scattered on ``plane``, seen by a camera tilted up to 30 degrees; with
+    ``dark_table`` the plane is a cloth lying on a darker table."""
+    cards = scatter(rng, codes, plane_mm)
+    h = camera_homography(plane_mm, PPM, (1280, 720), tilt=rng.uniform(0, 30),
+                          yaw=rng.uniform(0, 360), roll=rng.uniform(-90, 90), fill=fill)
+    table = (random_texture(rng, 720, 1280) * 0.6).astype(np.uint8) if dark_table else None
+    return render(plane, PPM, faces, cards, h, (1280, 720), rng, background=table), cards
+
+
 def test_find_cards_in_tilted_photos():
     faces = builtin_faces()
     rng = np.random.default_rng(8)
     total = found = extra = 0
     for _ in range(5):
-        plane_mm, ppm = (520.0, 320.0), 3.0
-        plane = random_texture(rng, int(plane_mm[1] * ppm), int(plane_mm[0] * ppm))
-        cards = scatter(rng, ["1d", "5c", "9s", "10b"], plane_mm)
-        h = camera_homography(plane_mm, ppm, (1280, 720), tilt=rng.uniform(0, 30),
-                              yaw=rng.uniform(0, 360), roll=rng.uniform(-90, 90), fill=1.0)
-        img = render(plane, ppm, faces, cards, h, (1280, 720), rng)
+        plane_mm = (520.0, 320.0)
+        plane = random_texture(rng, int(plane_mm[1] * PPM), int(plane_mm[0] * PPM))
+        img, cards = _tilted_photo(rng, faces, plane, plane_mm, ["1d", "5c", "9s", "10b"], 1.0)
         quads = find_cards(img)
         for c in cards:
             if c.corners.min() < 2 or c.corners[:, 0].max() > 1278 or c.corners[:, 1].max() > 718:
@@ -96,13 +106,10 @@ def test_find_cards_on_a_light_cloth_over_a_darker_table():
     rng = np.random.default_rng(3)
     total, errors, extra = 0, [], 0
     for _ in range(6):
-        plane_mm, ppm = (420.0, 280.0), 3.0
-        plane = _light_cloth(rng, int(plane_mm[1] * ppm), int(plane_mm[0] * ppm))
-        cards = scatter(rng, ["10b", "9c", "8d", "4s"], plane_mm)
-        h = camera_homography(plane_mm, ppm, (1280, 720), tilt=rng.uniform(0, 30),
-                              yaw=rng.uniform(0, 360), roll=rng.uniform(-90, 90), fill=0.8)
-        table = (random_texture(rng, 720, 1280) * 0.6).astype(np.uint8)
-        img = render(plane, ppm, faces, cards, h, (1280, 720), rng, background=table)
+        plane_mm = (420.0, 280.0)
+        plane = _light_cloth(rng, int(plane_mm[1] * PPM), int(plane_mm[0] * PPM))
+        img, cards = _tilted_photo(rng, faces, plane, plane_mm, ["10b", "9c", "8d", "4s"], 0.8,
+                                   dark_table=True)
         quads = find_cards(img)
         matched = 0
         for c in cards:
