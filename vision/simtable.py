@@ -27,11 +27,12 @@ from typing import Any
 import cv2
 import numpy as np
 
-from table_controller.cards import Card
+from table_controller.cards import ALL_CARDS, Card
 from table_controller.events import Call, Collect, Event, Play, Swap, Trump
 from table_controller.rules import HandRules
 from table_controller.simulation import SimulatedHand, play_hand
 from vision.deck_art import CARD_H_MM, CARD_W_MM, DeckStyle, render_deck
+from vision.deck_folder import on_white
 from vision.mat import MatLayout, draw_mat, mat_layout, seats_for
 from vision.observer import seat_zones_for
 from vision.scenes import camera_homography, card_corners_mm
@@ -114,7 +115,7 @@ class Resting:
     code: str  # card code or "back"
     center: tuple[float, float]
     angle: float
-    size: tuple[float, float] = (CARD_W_MM, CARD_H_MM)
+    size: tuple[float, float] | None = None  # mm; None: the deck's card size
 
 
 @dataclass
@@ -128,9 +129,15 @@ class FrameSpec:
 
 
 class SimulatedTable:
-    """A match on the simulated table: iterate :meth:`frames` for (spec, image) pairs."""
+    """A match on the simulated table: iterate :meth:`frames` for (spec, image) pairs.
 
-    def __init__(self, options: SimOptions | None = None, **kw: Any) -> None:
+    ``faces`` (card code and ``"back"`` -> BGR or BGRA image, e.g. from
+    :func:`vision.deck_folder.load_deck_faces` with ``alpha=True``) draws the cards
+    with a real deck's art instead of the procedural ``deck_style``.
+    """
+
+    def __init__(self, options: SimOptions | None = None, *,
+                 faces: dict[str, np.ndarray] | None = None, **kw: Any) -> None:
         self.opt = opt = options or SimOptions(**kw)
         self.rng = random.Random(opt.seed)
         self.np_rng = np.random.default_rng(opt.seed)
@@ -142,8 +149,11 @@ class SimulatedTable:
         self.faults = tuple(Fault(f) for f in opt.faults)
         self.px_per_mm = 3.0
         self._mat = draw_mat(self.layout, self.px_per_mm)
-        style = DeckStyle.from_seed(opt.deck_style)
-        self._faces = render_deck(style)
+        if faces is None:
+            self._faces = render_deck(DeckStyle.from_seed(opt.deck_style))
+            self.card_mm = (CARD_W_MM, CARD_H_MM)
+        else:
+            self._faces, self.card_mm = _deck_faces(faces)
         self.truth: list[TruthEvent] = []
         self.faults_staged: list[TruthFault] = []
         self.hands: list[SimulatedHand] = []
@@ -443,8 +453,8 @@ class SimulatedTable:
             order = sorted(self._cards.items(), key=lambda kv: (kv[0] != "briscola",
                                                                 kv[0].startswith("play")))
             for _, card in order:
-                _paste(plane, self._faces[card.code], card.center, card.angle, card.size,
-                       self.px_per_mm)
+                _paste(plane, self._faces[card.code], card.center, card.angle,
+                       card.size or self.card_mm, self.px_per_mm)
             self._plane = plane
             self._plane_version = self._version
         return self._plane
@@ -547,9 +557,39 @@ class SimulatedTable:
             yield spec, self.render(spec)
 
 
+def _deck_faces(faces: dict[str, np.ndarray]
+                ) -> tuple[dict[str, np.ndarray], tuple[float, float]]:
+    """A real deck's faces stood upright, and its card size in mm.
+
+    Every card of the deck is drawn at the faces' own proportions (the back too: it is
+    the same piece of card), as large as fits the mat's nominal card, so that it lies
+    inside the play zones and the stock spot the way the printed mat expects.
+    """
+    missing = [c for c in (*(str(c) for c in ALL_CARDS), "back") if c not in faces]
+    if missing:
+        raise ValueError(f"faces lack {', '.join(missing)}")
+    upright = {}
+    for code, face in faces.items():
+        if face.shape[1] > face.shape[0]:
+            face = cv2.rotate(face, cv2.ROTATE_90_CLOCKWISE)
+        if face.ndim == 3 and face.shape[2] == 4:
+            # Transparent pixels keep whatever colour the file has (often black), which
+            # interpolation would smear into the card's edge: make it white paper.
+            face = np.dstack([on_white(face), face[..., 3]])
+        upright[code] = face
+    ratio = float(np.median([f.shape[0] / f.shape[1] for c, f in upright.items()
+                             if c != "back"]))
+    if ratio >= CARD_H_MM / CARD_W_MM:
+        size = (CARD_H_MM / ratio, CARD_H_MM)
+    else:
+        size = (CARD_W_MM, CARD_W_MM * ratio)
+    return upright, size
+
+
 def _paste(plane: np.ndarray, face: np.ndarray, center: tuple[float, float], angle: float,
            size: tuple[float, float], px_per_mm: float) -> None:
-    """Draw ``face`` onto ``plane`` in place, touching only the card's bounding box."""
+    """Draw ``face`` (BGR, or BGRA whose alpha is the card's outline) onto ``plane`` in
+    place, touching only the card's bounding box."""
     fh, fw = face.shape[:2]
     dst = card_corners_mm(center, angle, size) * px_per_mm
     x0, y0 = np.floor(dst.min(0)).astype(int) - 2
@@ -562,10 +602,11 @@ def _paste(plane: np.ndarray, face: np.ndarray, center: tuple[float, float], ang
     m = cv2.getPerspectiveTransform(src, (dst - [x0, y0]).astype(np.float32))
     roi = plane[y0:y1, x0:x1]
     size_roi = (x1 - x0, y1 - y0)
-    shadow = cv2.warpPerspective(np.full((fh, fw), 255, np.uint8), m, size_roi)
+    outline = face[..., 3] if face.shape[2] == 4 else np.full((fh, fw), 255, np.uint8)
+    shadow = cv2.warpPerspective(outline, m, size_roi)
     soft = cv2.GaussianBlur(np.roll(shadow, (2, 2), (0, 1)), (0, 0), 1.5)
     roi[:] = (roi * (1 - 0.3 * soft[..., None] / 255.0)).astype(np.uint8)
-    warped = cv2.warpPerspective(face, m, size_roi, flags=cv2.INTER_AREA)
+    warped = cv2.warpPerspective(face[..., :3], m, size_roi, flags=cv2.INTER_AREA)
     alpha = shadow[..., None].astype(np.float32) / 255.0
     roi[:] = (warped * alpha + roi * (1 - alpha)).astype(np.uint8)
 
