@@ -251,7 +251,9 @@ class Indicators:
                 # the face-up card changes with a swap: show the hand's own
                 briscola = getattr(hand, "briscola", None)
                 self.trump(briscola if briscola is not None else hand.trump)
-            if accepted and getattr(decision, "undone", None) is not None and hand is not None:
+            if accepted and hand is not None and (
+                    getattr(decision, "undone", None) is not None
+                    or getattr(decision, "replaced", None) is not None):  # a correction
                 self._restore_from(hand)
             winner = getattr(decision, "trick_winner", None)
             if winner is not None:
@@ -275,7 +277,8 @@ class Indicators:
             raise
 
     def _restore_from(self, hand: Any) -> None:
-        """After an undo: trick winner, draw order, trump and result as the hand has them."""
+        """After an undo or a correction: trick winner, draw order, trump and result as
+        the hand has them."""
         tricks = getattr(hand, "tricks", ())
         trump = getattr(hand, "trump", None)
         briscola = getattr(hand, "briscola", None)

@@ -9,6 +9,8 @@ JSON Lines is a contract with the vision tracker and external tools::
     {"type":"swap","seat":0,"card":"7s"}          the face-up card is now 7s
     {"type":"call","seat":3,"card":"1d","points":61}   chiamata: the auction's result
     {"type":"undo"}                               retract the last accepted event
+    {"type":"correct","seat":1,"card":"6c"}       seat 1's last card was 6c, not what was
+                                                  read (optional "was":"7c" names it)
 
 Unknown extra fields (such as the tracker's frame time ``"t"``) are ignored.
 Each event also has a short token for game records (``0:9b``, ``trump:5s``...)
@@ -164,7 +166,28 @@ class Undo:
         return "undo"
 
 
-Event = HandStart | Trump | Play | Collect | Swap | Call | Undo
+@dataclass(frozen=True, slots=True)
+class Correct:
+    """A card named wrongly: seat ``seat``'s most recent play this hand (or its play of
+    ``was``) was in fact ``card``; everything after it is refereed again."""
+
+    seat: int
+    card: Card
+    was: Card | None = None
+    type = "correct"
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"type": "correct", "seat": self.seat, "card": str(self.card)}
+        if self.was is not None:
+            out["was"] = str(self.was)
+        return out
+
+    def __str__(self) -> str:
+        was = "" if self.was is None else f":{self.was}"
+        return f"correct:{self.seat}:{self.card}{was}"
+
+
+Event = HandStart | Trump | Play | Collect | Swap | Call | Undo | Correct
 COLLECT = Collect()
 UNDO = Undo()
 
@@ -211,6 +234,10 @@ def event_from_json(obj: Any) -> Event:
         return Swap(seat, _card(obj, seat=seat))
     if kind == "undo":
         return UNDO
+    if kind == "correct":
+        seat = _int(obj, "seat")
+        was = _card(obj, "was", seat=seat) if obj.get("was") is not None else None
+        return Correct(seat, _card(obj, seat=seat), was)
     if kind == "call":
         seat = _int(obj, "seat")
         points = _int(obj, "points", required=False)
@@ -243,7 +270,7 @@ def event_from_json(obj: Any) -> Event:
     if kind is None:
         raise _bad("event has no 'type' field")
     raise _bad(f"unknown event type {kind!r}: expected hand, trump, play, collect, swap, "
-               "call or undo")
+               "call, correct or undo")
 
 
 def event_to_json(event: Event) -> str:
@@ -252,7 +279,8 @@ def event_to_json(event: Event) -> str:
 
 def parse_token(token: str) -> Event:
     """Parse a record token: ``0:9b``, ``trump:5s``, ``swap:0:7s``, ``call:3:1d:61``,
-    ``collect`` or ``undo``. Raises IllegalEvent naming the bad token."""
+    ``correct:1:6c`` (or ``correct:1:6c:7c``), ``collect`` or ``undo``. Raises
+    IllegalEvent naming the bad token."""
     parts = token.split(":")
     try:
         if len(parts) == 2 and parts[0].isdigit():
@@ -266,6 +294,9 @@ def parse_token(token: str) -> Event:
             return Trump(Card.parse(parts[1]))
         if head == "swap" and len(parts) == 3 and parts[1].isdigit():
             return Swap(int(parts[1]), Card.parse(parts[2]))
+        if head == "correct" and len(parts) in (3, 4) and parts[1].isdigit():
+            was = Card.parse(parts[3]) if len(parts) == 4 else None
+            return Correct(int(parts[1]), Card.parse(parts[2]), was)
         if head == "call" and len(parts) in (3, 4) and parts[1].isdigit():
             points = int(parts[3]) if len(parts) == 4 else DEFAULT_BID
             return Call(int(parts[1]), Card.parse(parts[2]), points)

@@ -2,7 +2,11 @@
 
 Like python-chess's ``Board``: one mutable state object; ``push(event)``
 validates an event and applies it or raises :class:`IllegalEvent` leaving the
-state exactly as it was; ``pop()`` takes back the last accepted event.
+state exactly as it was; ``pop()`` takes back the last accepted event. A
+:class:`Correct` event replaces an earlier play and re-pushes everything after it
+(all or nothing); popping it restores the original. ``move_stack`` is what was
+pushed, corrections included; ``line`` is the sequence of events the state now
+stands on.
 The camera cannot see players' hands, so the state holds what is public at the
 table (cards played, the face-up briscola, how many cards remain in the stock)
 plus what follows from it (whose turn, who draws first, who will take the
@@ -19,6 +23,7 @@ from table_controller.cards import Card, Suit
 from table_controller.events import (
     Call,
     Collect,
+    Correct,
     Event,
     HandStart,
     IllegalEvent,
@@ -119,8 +124,10 @@ class Hand:
         self.points = [0] * n
         self.tricks: list[Trick] = []
         self.current: list[Play] = []  # plays of the trick in progress
-        self.move_stack: list[Event] = []
-        self._undo: list[tuple] = []  # what each push changed, tagged by kind
+        self.move_stack: list[Event] = []  # as pushed, corrections included
+        self._line: list[Event] = []  # the events the state stands on (corrections applied)
+        self._undo: list[tuple] = []  # what each event of _line changed, tagged by kind
+        self._fixes: list[tuple[int, Play]] = []  # per Correct pushed: (index in _line, original)
         # Scalars restored as a block by pop().
         self.turn: int = (dealer + 1) % n
         self.trump: Suit | None = None
@@ -156,6 +163,12 @@ class Hand:
     @property
     def last_winner(self) -> int | None:
         return self.tricks[-1].winner if self.tricks else None
+
+    @property
+    def line(self) -> tuple[Event, ...]:
+        """The events the state stands on: ``move_stack`` with each correction applied
+        (the same as ``move_stack`` when nothing was corrected)."""
+        return tuple(self._line)
 
     def played(self, card: Card) -> bool:
         return bool(self._seen[card.index])
@@ -223,6 +236,12 @@ class Hand:
 
     def push(self, event: Event) -> None:
         """Apply ``event``, or raise IllegalEvent and change nothing."""
+        if type(event) is Correct:
+            self._push_correct(event)
+        else:
+            self._push_line(event)
+
+    def _push_line(self, event: Event) -> None:
         kind = type(event)
         if kind is Play:
             self._push_play(event)
@@ -241,10 +260,21 @@ class Hand:
             raise IllegalEvent(V.BAD_EVENT, f"{event!s} is not an event a hand can take")
 
     def pop(self) -> Event:
-        """Take back the last accepted event and return it."""
+        """Take back the last accepted event and return it (a correction: the original
+        play is back, and everything after it refereed as it was)."""
         if not self.move_stack:
             raise IndexError("pop from an empty hand: nothing to take back")
-        event = self.move_stack.pop()
+        event = self.move_stack[-1]
+        if type(event) is Correct:
+            index, original = self._fixes.pop()
+            self._relay(index, original)  # the line it replaced was accepted: cannot fail
+            self.move_stack.pop()
+            return event
+        self.move_stack.pop()
+        return self._pop_line()
+
+    def _pop_line(self) -> Event:
+        event = self._line.pop()
         record = self._undo.pop()
         if record[0] == "p":  # a play within a trick
             _, self.turn, self.table, self._best, self._best_seat, self.partner, had = record
@@ -338,6 +368,7 @@ class Hand:
         if card is self.called:
             self.partner = seat
         self.move_stack.append(event)
+        self._line.append(event)
         n = self.players
         if len(current) < n:
             self._undo.append(("p", self.turn, table, best, best_seat, partner, holder))
@@ -382,6 +413,7 @@ class Hand:
         self._undo.append(("s", self._scalars()))
         self.table = ()
         self.move_stack.append(event)
+        self._line.append(event)
 
     def _push_trump(self, event: Trump) -> None:
         card = event.card
@@ -401,6 +433,7 @@ class Hand:
         self.briscola = card
         self.briscola_on_table = True
         self.move_stack.append(event)
+        self._line.append(event)
 
     def _swap_error(self, event: Swap) -> str | None:
         seat, card, rank = event.seat, event.card, event.card.rank
@@ -452,6 +485,7 @@ class Hand:
         self.held[self.briscola] = seat  # the old face-up card is now in the swapper's hand
         self.briscola = card
         self.move_stack.append(event)
+        self._line.append(event)
 
     def _push_call(self, event: Call) -> None:
         seat, card = event.seat, event.card
@@ -477,6 +511,56 @@ class Hand:
         self.caller, self.called, self.bid = seat, card, event.points
         self.trump = card.suit
         self.move_stack.append(event)
+        self._line.append(event)
+
+    def _push_correct(self, event: Correct) -> None:
+        seat, card, was = event.seat, event.card, event.was
+        self._check_seat(seat, "correction")
+        index = next((i for i in range(len(self._line) - 1, -1, -1)
+                      if type(e := self._line[i]) is Play and e.seat == seat
+                      and (was is None or e.card is was)), None)
+        if index is None:
+            what = f"a {was}" if was is not None else "a card"
+            raise IllegalEvent(V.BAD_EVENT, f"nothing to correct: seat {seat} has not played "
+                               f"{what} this hand", seat, card)
+        original = self._line[index]
+        if original.card is card:
+            raise IllegalEvent(V.BAD_EVENT, f"nothing to correct: seat {seat}'s card is "
+                               f"already {card}", seat, card)
+        try:
+            self._relay(index, Play(seat, card))
+        except IllegalEvent as exc:
+            raise IllegalEvent(exc.kind, f"cannot correct seat {seat}'s {original.card} to "
+                               f"{card}: {exc.message}", seat, card) from None
+        self._fixes.append((index, original))
+        self.move_stack.append(event)
+
+    def _relay(self, index: int, replacement: Event) -> None:
+        """Put ``replacement`` in place of ``_line[index]`` and push again everything
+        after it; if anything is refused, put the line back as it was and re-raise."""
+        stack = self.move_stack  # the re-pushes below must not show in it
+        self.move_stack = []
+        try:
+            tail = self._line[index + 1:]
+            original = self._line[index]
+            while len(self._line) > index:
+                self._pop_line()
+            pushed = 0
+            try:
+                for event in (replacement, *tail):
+                    self._push_line(event)
+                    pushed += 1
+            except IllegalEvent as exc:
+                for _ in range(pushed):
+                    self._pop_line()
+                for event in (original, *tail):
+                    self._push_line(event)
+                if pushed:  # the replacement itself went in: a later event broke
+                    raise IllegalEvent(exc.kind, f"then {exc.message}", exc.seat,
+                                       exc.card) from None
+                raise
+        finally:
+            self.move_stack = stack
 
     # -- comparison ------------------------------------------------------------
 

@@ -19,7 +19,8 @@ hand's accepted events as tokens, one trick a line, and the result::
     26-4
 
 Tokens: ``S:card`` a play by seat S, ``trump:card``, ``swap:S:card``,
-``call:S:card:points``, ``collect``; ``N.`` trick numbers, ``{comments}`` and
+``call:S:card:points``, ``correct:S:card[:was]`` (a card named wrongly, on a line of
+its own), ``collect``; ``N.`` trick numbers, ``{comments}`` and
 ``; comments`` are ignored. A match is several records one after the other
 (``[Match "3"]`` and ``[Hand "2"]`` headers). Loading a record and replaying it
 gives the identical state; a ``Result`` header that disagrees with the replay

@@ -14,6 +14,7 @@ from typing import Any
 from table_controller.cards import Card
 from table_controller.events import (
     Call,
+    Correct,
     Event,
     HandStart,
     IllegalEvent,
@@ -52,6 +53,7 @@ class Decision:
     accepted = True
     violation: Violation | None = None
     undone: Event | None = None  # for an undo: the event taken back
+    replaced: Play | None = None  # for a correction: the play it replaced
     turn: int | None = None  # seat to play next (None when no hand is going on)
     trick_winner: int | None = None  # set when this event finished a trick
     trick: Trick | None = None
@@ -199,7 +201,14 @@ class Referee:
         except IllegalEvent as exc:
             return self._reject(event, exc, line)
         decision = Decision(event, line)
-        if kind is Play:
+        if kind is Correct:
+            decision.replaced = hand._fixes[-1][1]
+            if hand.is_over():  # the last trick's card: the result may have changed
+                decision.hand_over = True
+                decision.result = hand.outcome()
+                decision.match = self.standing()
+                return decision
+        elif kind is Play:
             if not hand.current:  # this play finished a trick
                 self._describe_trick(hand, decision)
                 if decision.hand_over:

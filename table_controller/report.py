@@ -17,14 +17,14 @@ def hand_report(hand: Hand, violations: list[Violation]) -> dict[str, Any]:
     team_points = [sum(points[s] for s in t) for t in teams] if teams else None
     swaps = []
     tricks_done = 0
-    for event in hand.move_stack:
+    for event in hand.line:
         if event.type == "play" and tricks_done < len(hand.tricks) and \
                 event is hand.tricks[tricks_done].plays[-1]:
             tricks_done += 1
         elif isinstance(event, Swap):
             swaps.append({"seat": event.seat, "card": str(event.card),
                           "after_trick": tricks_done})
-    first_briscola = next((e.card for e in hand.move_stack if e.type == "trump"), None)
+    first_briscola = next((e.card for e in hand.line if e.type == "trump"), None)
     return {
         "dealer": hand.dealer,
         "trump": str(first_briscola or hand.called) if (first_briscola or hand.called) else None,

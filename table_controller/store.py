@@ -315,10 +315,14 @@ class Store:
                  float(t) if isinstance(t, int | float) else None,
                  time.time() if wall is None else wall))
             if decision.accepted:
-                self._sync_hands(conn, match_id, referee)
+                # A correction may change a finished hand's result: write it again.
+                self._sync_hands(conn, match_id, referee,
+                                 rewrite_last=decision.replaced is not None or getattr(
+                                     decision.undone, "type", None) == "correct")
         return seq
 
-    def _sync_hands(self, conn: sqlite3.Connection, match_id: int, referee: Referee) -> None:
+    def _sync_hands(self, conn: sqlite3.Connection, match_id: int, referee: Referee,
+                    rewrite_last: bool = False) -> None:
         """Make the hands rows match the referee's hands (new hand, end, undo)."""
         rows = {r["idx"]: r for r in conn.execute(
             "SELECT idx, result FROM hands WHERE match_id=?", (match_id,))}
@@ -336,7 +340,8 @@ class Store:
                 conn.execute("INSERT INTO hands(match_id, idx, dealer, rules, started) "
                              "VALUES (?,?,?,?,?)", (match_id, idx, hand.dealer,
                                                     json.dumps(rules), now))
-            if over and (row is None or row["result"] is None):
+            rewrite = rewrite_last and idx == len(referee.hands) - 1
+            if over and (row is None or row["result"] is None or rewrite):
                 result = hand_report(hand, by_hand.get(idx, []))
                 conn.execute("UPDATE hands SET result=?, finished=? WHERE match_id=? AND idx=?",
                              (json.dumps(result), now, match_id, idx))

@@ -128,6 +128,8 @@ def what_happened(decision: Decision | None) -> dict[str, Any] | None:
         note["event"] = {k: v for k, v in event.to_json().items() if k != "points"}
     if decision.undone is not None:
         note["undone"] = decision.undone.type
+    if decision.replaced is not None:
+        note["replaced"] = {"seat": decision.replaced.seat, "card": str(decision.replaced.card)}
     if decision.trick_winner is not None:
         note["trick_winner"] = decision.trick_winner
     if decision.briscola_taker is not None:
