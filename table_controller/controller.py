@@ -26,7 +26,9 @@ log = logging.getLogger(__name__)
 
 
 class Output(Protocol):
-    """Anything that shows the referee's decisions (indicators, dashboard hub)."""
+    """Anything that shows the referee's decisions (indicators, dashboard hub). An output
+    may also have ``show_holds(referee, holds)``: the cards the tracker holds, asking
+    a person to name them (``vision.tracker.Hold``; an empty list when none)."""
 
     def publish(self, referee: Referee, decision: Decision | None) -> None: ...
 
@@ -64,6 +66,9 @@ class IndicatorsOutput:
         if decision is not None:
             self.indicators.apply(decision, referee.hand)
 
+    def show_holds(self, referee: Referee, holds: list[Any]) -> None:
+        self.indicators.text(*hold_lines(holds))
+
 
 class HubOutput:
     """Adapts the dashboard's ``LiveTable`` hub to :class:`Output`."""
@@ -74,6 +79,35 @@ class HubOutput:
 
     def publish(self, referee: Referee, decision: Decision | None) -> None:
         self.hub.publish(referee, decision)
+
+    def show_holds(self, referee: Referee, holds: list[Any]) -> None:
+        self.hub.set_holds([h.to_json() for h in holds])
+
+
+def hold_text(hold: Any) -> str:
+    """What the table's display says about a held card (P1 is seat 0)."""
+    who = "Briscola" if hold.seat is None else f"P{hold.seat + 1}"
+    if hold.reason == "missing":
+        return f"{who}: {hold.card} is not on the table - put it back or undo"
+    if hold.reason == "mismatch":
+        return f"{who}: card differs from the referee's - name it on the phone"
+    if hold.reason == "unplaced":
+        return f"{who}: {hold.card} out of order? - confirm it on the phone"
+    return f"{who}: card not recognised - straighten it or pick it on the phone"
+
+
+def hold_lines(holds: list[Any]) -> tuple[str, ...]:
+    """The display's lines (4 of 21 characters) for the holds: the first one, and how
+    many more wait; none when nothing is held."""
+    if not holds:
+        return ()
+    from firmware_bridge.screen import wrap
+
+    more = len(holds) - 1
+    lines = wrap(hold_text(holds[0]), max_lines=3 if more else 4)
+    if more:
+        lines.append(f"(+{more} more)")
+    return tuple(lines)
 
 
 class Controller:
@@ -99,6 +133,7 @@ class Controller:
         # Further commands (the dashboard's "setup" and "names"), by name.
         self.handlers: dict[str, Callable[..., dict[str, Any]]] = {}
         self._lock = threading.RLock()
+        self._holds_shown: tuple = ()
 
     # -- feeding the referee -------------------------------------------------------------
 
@@ -118,10 +153,35 @@ class Controller:
                 self.store.append_event(self.match_id, event, decision, self.referee)
             if decision.accepted and decision.new_hand and self.tracker is not None:
                 self.tracker.reset()
+            if decision.accepted and decision.replaced is not None:
+                adopt = getattr(self.tracker, "adopt_correction", None)
+                if adopt is not None:  # the card still lying there is the corrected one
+                    adopt(decision.replaced.seat, str(decision.replaced.card),
+                          str(decision.event.card))
             self._show(decision)
             for listener in self.listeners:
                 listener(decision)
+            self._show_holds()
             return decision
+
+    def _show_holds(self) -> None:
+        """Tell the outputs when the cards the tracker holds have changed."""
+        holds = getattr(self.tracker, "holds", None)
+        if holds is None:
+            return
+        now = tuple(holds.values())
+        if now == self._holds_shown:
+            return
+        self._holds_shown = now
+        for out in self.outputs:
+            show = getattr(out, "show_holds", None)
+            if show is None:
+                continue
+            try:
+                show(self.referee, list(now))
+            except Exception:  # an output must never stop the referee
+                self.stats.output_errors += 1
+                log.exception("output %r failed to show the holds", out)
 
     def _show(self, decision: Decision | None) -> None:
         for out in self.outputs:
@@ -160,6 +220,7 @@ class Controller:
         out = []
         for event in self.tracker.update(obs):
             out.append(self.submit(event))
+        self._show_holds()
         return out
 
     # -- buttons and phones ------------------------------------------------------------
@@ -183,7 +244,16 @@ class Controller:
 
     def execute(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """``undo``, ``new_hand`` (optional ``dealer``), ``event`` (a JSON event),
-        ``confirm`` (clears the shown violation)."""
+        ``confirm`` (clears the shown violation), ``correct`` (``seat``, ``card``,
+        optional ``was``: the card in that seat's zone is ``card``), ``pick`` (``seat``,
+        or ``zone`` "briscola", and ``card``: names a card the tracker holds)."""
+        if name == "pick":
+            return self._pick(args)
+        if name == "correct":
+            event = {"type": "correct", "seat": args.get("seat"), "card": args.get("card")}
+            if args.get("was") is not None:
+                event["was"] = args["was"]
+            return self._result(self.submit(event))
         if name == "undo":
             event: dict[str, Any] = {"type": "undo"}
         elif name == "new_hand":
@@ -204,11 +274,47 @@ class Controller:
                 return {"accepted": False, "message": str(exc)}
         else:
             return {"accepted": False, "message": f"unknown command {name!r}"}
-        decision = self.submit(event)
+        return self._result(self.submit(event))
+
+    @staticmethod
+    def _result(decision: Decision) -> dict[str, Any]:
         if decision.accepted:
             return {"accepted": True, "message": "ok"}
         return {"accepted": False, "message": decision.violation.message,
                 "kind": decision.violation.kind.value}
+
+    def _pick(self, args: dict[str, Any]) -> dict[str, Any]:
+        """A person names a held card: its events go the way of any event (refereed,
+        stored, shown), then the tracker takes the card as settled in its zone."""
+        tracker = self.tracker
+        if tracker is None or not hasattr(tracker, "pick_events"):
+            return {"accepted": False, "message": "this table has no camera holding a card: "
+                    "send the play itself"}
+        seat, card = args.get("seat"), args.get("card")
+        if args.get("zone") is not None:
+            zone = args["zone"]
+            if zone not in tracker.zones:
+                return {"accepted": False, "message": f"unknown zone {zone!r}"}
+        elif isinstance(seat, int) and not isinstance(seat, bool) \
+                and seat in tracker.seat_zones:
+            zone = tracker.seat_zones[seat]
+        else:
+            return {"accepted": False, "message": f"a pick needs the seat (0-based) or the "
+                    f"zone, not {seat!r}"}
+        if not isinstance(card, str):
+            return {"accepted": False, "message": "a pick needs the card, such as \"6c\""}
+        with self._lock:
+            try:
+                events = tracker.pick_events(zone, card.strip())
+            except ValueError as exc:
+                return {"accepted": False, "message": str(exc)}
+            for event in events:
+                decision = self.submit(dict(event, source="pick"))
+                if not decision.accepted:
+                    return self._result(decision)
+            tracker.adopt(zone, card.strip())
+            self._show_holds()
+        return {"accepted": True, "message": "ok"}
 
     def hub_executor(self, command: Any) -> dict[str, Any]:
         """Run a dashboard ``Command`` (kind, args) through the controller's queue."""

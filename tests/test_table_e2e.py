@@ -54,7 +54,10 @@ def test_faults_are_reported_right_and_the_hands_end_right(tmp_path, players, va
     assert [h.points for h in ref.hands] == [b.points for b in sim.hands]
     assert [[t.winner for t in h.tricks] for h in ref.hands] == [b.winners for b in sim.hands]
     assert ref.standing().over
-    expected = [f.expect for f in sim.faults_staged if f.expect]
+    # A card knocked into another seat's zone is one the rules rule out there: the
+    # tracker never reports it (no duplicate_card reaches the referee).
+    expected = [f.expect for f in sim.faults_staged
+                if f.expect and f.fault is not Fault.WRONG_ZONE]
     got = [d.violation.kind.value for d in rec.decisions if d.violation is not None]
     assert got == expected
     staged_kinds = {f.fault for f in sim.faults_staged}

@@ -11,7 +11,7 @@ from vision.embed import Embedder
 from vision.enroll import builtin_deck
 from vision.observer import seat_zones_for, table_eyes
 from vision.recognize import Recognizer
-from vision.simtable import SimulatedTable
+from vision.simtable import Fault, SimulatedTable
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,10 @@ def test_hand_through_vision_equals_ground_truth(recognizer, players, variants, 
     assert [[str(p.card) for p in t.plays] for t in hand.tricks] == \
         [[str(c) for c in cards] for cards in _truth_tricks(truth)]
     assert hand.points == truth.points and hand.is_over()
-    expected = [f.expect for f in sim.faults_staged if f.expect]
+    # A card knocked into another seat's zone is one the rules rule out there: the
+    # tracker never reports it (no duplicate_card reaches the referee).
+    expected = [f.expect for f in sim.faults_staged
+                if f.expect and f.fault is not Fault.WRONG_ZONE]
     assert [v.kind.value for v in referee.violations] == expected
     assert controller.stats.dropped_frames == 0
 

@@ -168,10 +168,60 @@ def event():
         data = body()
     except SetupError as exc:
         return bad(str(exc))
-    if data.get("type") not in ("play", "collect", "trump", "swap", "call"):
-        return bad("'type' must be play, collect, trump, swap or call (use /hands for a new "
-                   "hand and /undo to take an event back)")
+    if data.get("type") not in ("play", "collect", "trump", "swap", "call", "correct"):
+        return bad("'type' must be play, collect, trump, swap, call or correct (use /hands "
+                   "for a new hand and /undo to take an event back)")
     return command_response(hub().submit("event", event=data))
+
+
+def _seat_and_card(data: dict[str, Any]) -> str | None:
+    seat, card = data.get("seat"), data.get("card")
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
+        return f"'seat' must be a seat number (0-based), not {seat!r}"
+    if not isinstance(card, str) or not card.strip():
+        return "'card' must be a card code such as \"6c\""
+    return None
+
+
+@bp.post("/correct")
+@require_pin_api
+def correct():
+    """The card in a seat's zone is ``card``: its last play this hand (or its play of
+    ``was``) is replaced and the rest re-refereed."""
+    try:
+        data = body()
+    except SetupError as exc:
+        return bad(str(exc))
+    error = _seat_and_card(data) or (None if data.get("seat") is not None
+                                     else "'seat' is required")
+    if error:
+        return bad(error)
+    was = data.get("was")
+    if was is not None and not isinstance(was, str):
+        return bad(f"'was' must be a card code, not {was!r}")
+    return command_response(hub().submit("correct", seat=data["seat"],
+                                         card=data["card"].strip(), was=was))
+
+
+@bp.post("/pick")
+@require_pin_api
+def pick():
+    """Name a card the table holds: ``seat`` (or ``zone`` "briscola") and ``card``."""
+    try:
+        data = body()
+    except SetupError as exc:
+        return bad(str(exc))
+    error = _seat_and_card(data)
+    if error:
+        return bad(error)
+    if data.get("seat") is None and data.get("zone") != "briscola":
+        return bad("'seat' (or 'zone': \"briscola\") is required")
+    args = {"card": data["card"].strip()}
+    if data.get("seat") is not None:
+        args["seat"] = data["seat"]
+    else:
+        args["zone"] = "briscola"
+    return command_response(hub().submit("pick", **args))
 
 
 @bp.post("/undo")

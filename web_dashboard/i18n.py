@@ -219,6 +219,42 @@ MESSAGES.update({
     "ev_collect": {"it": "Presa raccolta", "en": "Trick collected", "fr": "Pli ramassé"},
     "ev_trump": {"it": "Briscola scoperta", "en": "Face-up trump", "fr": "Atout retourné"},
     "ev_swap": {"it": "Scambio", "en": "Swap", "fr": "Échange"},
+    "ev_correct": {"it": "Carta letta male (la sostituisce)",
+                   "en": "Card read wrongly (replace it)",
+                   "fr": "Carte mal lue (la remplacer)"},
+    "done_correct": {"it": "Carta corretta.", "en": "Card corrected.",
+                     "fr": "Carte corrigée."},
+    "done_pick": {"it": "Carta indicata.", "en": "Card named.", "fr": "Carte indiquée."},
+    "hold_title": {"it": "Carta da indicare", "en": "A card to name",
+                   "fr": "Une carte à indiquer"},
+    "hold_unknown": {"it": "{name}: carta non riconosciuta. Raddrizzala, o scegli qui "
+                           "quale è.",
+                     "en": "{name}: card not recognised. Straighten it, or pick it here.",
+                     "fr": "{name} : carte non reconnue. Redressez-la, ou choisissez-la "
+                           "ici."},
+    "hold_unplaced": {"it": "{name}: c'è una carta fuori ordine. Confermala qui.",
+                      "en": "{name}: a card lies there out of order. Confirm it here.",
+                      "fr": "{name} : une carte est posée hors de son tour. Confirmez-la "
+                            "ici."},
+    "hold_mismatch": {"it": "{name}: la carta sul tavolo non è quella registrata. Indica "
+                            "quale è.",
+                      "en": "{name}: the card on the table is not the one recorded. Pick "
+                            "which it is.",
+                      "fr": "{name} : la carte sur la table n'est pas celle enregistrée. "
+                            "Indiquez laquelle c'est."},
+    "hold_missing": {"it": "{name}: la carta registrata non è sul tavolo. Rimettila, o "
+                           "annulla.",
+                     "en": "{name}: the recorded card is not on the table. Put it back, or "
+                           "undo.",
+                     "fr": "{name} : la carte enregistrée n'est pas sur la table. "
+                           "Remettez-la, ou annulez."},
+    "hold_likely": {"it": "Più probabili", "en": "Most likely", "fr": "Les plus probables"},
+    "hold_others": {"it": "Altre carte possibili", "en": "Other possible cards",
+                    "fr": "Autres cartes possibles"},
+    "hold_unlock": {"it": "Sblocca con il PIN per indicarla.",
+                    "en": "Unlock with the PIN to pick it.",
+                    "fr": "Déverrouillez avec le PIN pour la choisir."},
+    "briscola_spot": {"it": "Briscola", "en": "Face-up trump", "fr": "Atout retourné"},
 })
 
 RANK_LABELS = {  # what a card face shows in the corner

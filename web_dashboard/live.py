@@ -30,7 +30,7 @@ from typing import Any
 from table_controller.referee import Decision, Referee
 from web_dashboard.state import match_json, table_state, violation_json, what_happened
 
-COMMAND_KINDS = ("setup", "new_hand", "event", "undo", "names")
+COMMAND_KINDS = ("setup", "new_hand", "event", "undo", "names", "correct", "pick")
 
 
 @dataclass
@@ -71,6 +71,7 @@ class LiveTable:
         self._n = 0
         self._match: dict[str, Any] | None = None
         self._violation: dict[str, Any] | None = None
+        self._holds: list[dict[str, Any]] = []  # cards the table asks a person to name
         self.closed = False
         self.streams = 0  # open SSE connections
         self._emit(table_state(None, None))
@@ -96,7 +97,15 @@ class LiveTable:
                 self._violation = violation_json(decision.violation)
                 self._violation["hand"] = decision.violation.hand
             state = table_state(referee, self._match, self._violation, what_happened(decision))
-            return self._emit(state)
+            return self._emit(dict(state, holds=self._holds))
+
+    def set_holds(self, holds: list[dict[str, Any]]) -> Message:
+        """The cards the table holds (``vision.tracker.Hold.to_json``): the seat, why, the
+        most likely cards and the rest of the possible ones. Sent with every snapshot."""
+        with self._cond:
+            self._holds = [dict(h) for h in holds]
+            last = dict(self._backlog[-1].data, holds=self._holds, note=None)
+            return self._emit(last)
 
     def _emit(self, state: dict[str, Any], event: str = "state") -> Message:
         with self._cond:

@@ -103,6 +103,17 @@ class TableSession:
             return {"accepted": False, "message": exc.message, "kind": exc.kind.value}
         return self._result(self.feed(event), "event accepted")
 
+    def _cmd_correct(self, seat: Any = None, card: Any = None,
+                     was: Any = None) -> dict[str, Any]:
+        event: dict[str, Any] = {"type": "correct", "seat": seat, "card": card}
+        if was is not None:
+            event["was"] = was
+        return self._cmd_event(event)
+
+    def _cmd_pick(self, **_: Any) -> dict[str, Any]:
+        return {"accepted": False, "message": "this dashboard runs without the table's "
+                "camera: no card is held (send the play itself)"}
+
     def _cmd_undo(self) -> dict[str, Any]:
         return self._result(self.feed({"type": "undo"}), "undone")
 

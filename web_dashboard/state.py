@@ -147,7 +147,8 @@ def table_state(referee: Referee | None, match: dict[str, Any] | None,
     """The whole public snapshot the live page and ``/api/v1/table`` show."""
     if referee is None:
         return {"match": match, "hand": None, "standing": None, "next_dealer": None,
-                "violation": violation, "note": note, "reveal": None, "match_over": False}
+                "violation": violation, "note": note, "reveal": None, "match_over": False,
+                "holds": []}
     standing = referee.standing()
     hand = referee.hand
     return {
@@ -160,6 +161,7 @@ def table_state(referee: Referee | None, match: dict[str, Any] | None,
         "violation": violation,
         "note": note,
         "reveal": reveal_json(referee),
+        "holds": [],  # the hub fills in the cards the table is asking about
     }
 
 

@@ -18,7 +18,7 @@ from flask import (
 
 from web_dashboard.i18n import LANGUAGES, RANK_LABELS, catalogue, translate
 from web_dashboard.qr import lan_address, qr_svg
-from web_dashboard.security import require_pin_form, safe_next
+from web_dashboard.security import csrf_token, require_pin_form, safe_next, unlocked
 
 bp = Blueprint("table", __name__)
 
@@ -49,7 +49,10 @@ def live():
     boot = {"state": state, "lang": g.lang, "messages": catalogue(g.lang),
             "ranks": RANK_LABELS[g.lang],
             "suits": {s: translate(g.lang, f"suit_{s}") for s in "dcsb"},
-            "streamUrl": url_for("stream.events")}
+            "streamUrl": url_for("stream.events"),
+            # The held cards' pickers are forms the script draws: they need the token.
+            "csrf": csrf_token() if unlocked() else None,
+            "pickUrl": url_for("table.pick")}
     rank_names = {r: translate(g.lang, f"rank_{r}") for r in (1, 8, 9, 10)}
     # |tojson in the template escapes < > & so that no name can close the script tag.
     return render_template("table.html", boot=boot,
@@ -77,7 +80,8 @@ def language(code: str):
     return response
 
 
-DONE = {"new_hand": "done_new_hand", "undo": "done_undo", "event": "done_event"}
+DONE = {"new_hand": "done_new_hand", "undo": "done_undo", "event": "done_event",
+        "correct": "done_correct", "pick": "done_pick"}
 
 
 def _submit(kind: str, **args):
@@ -108,14 +112,30 @@ def correction():
     f = request.form
     kind = f.get("type", "play")
     event: dict = {"type": kind}
-    if kind in ("play", "swap"):
+    if kind in ("play", "swap", "correct"):
         try:
             event["seat"] = int(f.get("seat", ""))
         except ValueError:
             flash("the seat must be a number", "error")
             return redirect(url_for("table.live"))
-    if kind in ("play", "swap", "trump"):
+    if kind in ("play", "swap", "trump", "correct"):
         # From the rank and suit pickers, or a typed code such as "3c".
         typed = f.get("card", "").strip()
         event["card"] = typed or f"{f.get('rank', '')}{f.get('suit', '')}"
     return _submit("event", event=event)
+
+
+@bp.post("/table/pick")
+@require_pin_form
+def pick():
+    """A card the table holds, named on a phone from the possible cards."""
+    f = request.form
+    card = f.get("card", "").strip()
+    if f.get("zone") == "briscola":
+        return _submit("pick", zone="briscola", card=card)
+    try:
+        seat = int(f.get("seat", ""))
+    except ValueError:
+        flash("the seat must be a number", "error")
+        return redirect(url_for("table.live"))
+    return _submit("pick", seat=seat, card=card)

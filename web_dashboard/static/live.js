@@ -171,6 +171,59 @@
     detail.title = v.message;
   }
 
+  // Cards the table holds: which seat, why, and (unlocked) a picker of the possible
+  // cards, the most likely first. Each pick is a small PIN-protected form.
+  function pickForm(hold, code, big) {
+    const form = el("form", {method: "post", action: boot.pickUrl, class: "pick"});
+    form.append(el("input", {type: "hidden", name: "csrf_token", value: boot.csrf}));
+    if (hold.seat === null || hold.seat === undefined) {
+      form.append(el("input", {type: "hidden", name: "zone", value: hold.zone}));
+    } else {
+      form.append(el("input", {type: "hidden", name: "seat", value: String(hold.seat)}));
+    }
+    form.append(el("input", {type: "hidden", name: "card", value: code}));
+    const button = el("button", {type: "submit", class: big ? "pick-likely" : "pick-other",
+                                 title: cardName(code), "data-card": code});
+    if (big) button.append(cardImg(code, "pick-card"));
+    else button.textContent = cardName(code);
+    form.append(button);
+    return form;
+  }
+
+  function renderHolds(s) {
+    const holds = s.holds || [];
+    $("holds").hidden = holds.length === 0;
+    const box = $("hold-list");
+    box.replaceChildren();
+    for (const h of holds) {
+      const who = h.seat === null || h.seat === undefined ? t("briscola_spot") : nameOf(h.seat);
+      const item = el("div", {class: "hold", "data-seat": h.seat === null ? "" : String(h.seat)});
+      item.append(el("p", {class: "hold-text", text: t("hold_" + h.reason, {name: who})}));
+      if (h.reason !== "missing") {
+        if (!boot.csrf) {
+          item.append(el("p", {class: "muted"}, el("a", {href: "/unlock?next=/",
+                                                         text: t("hold_unlock")})));
+        } else {
+          if (h.likely.length) {
+            item.append(el("h3", {text: t("hold_likely")}));
+            const row = el("div", {class: "pick-row"});
+            for (const code of h.likely) row.append(pickForm(h, code, true));
+            item.append(row);
+          }
+          if (h.others.length) {
+            const more = el("details", {open: h.likely.length ? null : "open"});
+            more.append(el("summary", {text: t("hold_others")}));
+            const row = el("div", {class: "pick-row"});
+            for (const code of h.others) row.append(pickForm(h, code, false));
+            more.append(row);
+            item.append(more);
+          }
+        }
+      }
+      box.append(item);
+    }
+  }
+
   function renderStanding(s) {
     const st = s.standing;
     $("standing").hidden = !st || !s.match || st.hands_played === 0;
@@ -296,6 +349,7 @@
     renderProgress(s.hand);
     renderSeats(s);
     renderViolation(s);
+    renderHolds(s);
     renderReveal(s);
     renderStanding(s);
     document.body.dataset.seq = String(s.seq);
