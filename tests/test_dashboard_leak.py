@@ -193,3 +193,83 @@ def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed, v
                   points)
     assert client.get(f"/api/v1/matches/{match_id}/hands/0").status_code == 409
     assert client.get(f"/api/v1/matches/{match_id}/record.bgn").data == b""
+
+
+def test_held_cards_and_picks_reveal_no_points(tmp_path):
+    """A hand through the tracker where every fifth card is not recognised: the phone
+    shows the hold and its picker, a pick names it; nothing shown carries points."""
+    from firmware_bridge.indicators import Indicators
+    from table_controller.controller import Controller, HubOutput, IndicatorsOutput
+    from table_controller.store import Store
+    from vision.tracker import FrameObs, Tracker, ZoneObs
+    from web_dashboard.live import LiveTable
+
+    store = Store(tmp_path / "t.sqlite3")
+    info = store.new_match(players=2)
+    hub, indicators = LiveTable(), Indicators()
+
+    class Seen:
+        def observe(self, frame, t):
+            return frame
+
+    ctl = Controller(info.referee(), store=store, match_id=info.id, observer=Seen(),
+                     outputs=[IndicatorsOutput(indicators), HubOutput(hub)])
+    hub.executor = lambda c: ctl.execute(c.kind, dict(c.args))
+    ctl.tracker = Tracker({0: "play0", 1: "play1"}, lambda: ctl.referee.hand)
+    app = create_app({"DATABASE": str(tmp_path / "d.sqlite3"), "TESTING": True},
+                     hub=hub, store=store)
+    app.extensions["pin"].set("2468")
+    client = app.test_client()
+    sim = play_hand(HandRules(2), 1, random.Random(31), style="sensible", collect_prob=0)
+    zones: dict[str, ZoneObs] = {}
+    clock = [0.0]
+
+    def frames(n: int) -> None:
+        for _ in range(n):
+            ctl.on_frame(FrameObs(clock[0], dict(zones)), clock[0])
+            clock[0] += 1 / 30
+
+    def check(where: str) -> None:
+        referee = ctl.referee
+        if referee.hand.is_over():
+            return
+        visible = table_cards(referee) | {h["card"] for h in hub.snapshot()["holds"]
+                                          if h["card"]}
+        points = list(referee.hand.points)
+        assert_hidden(client.get("/api/v1/table").get_json(), visible, where, points)
+        assert_hidden(boot_json(client.get("/").get_data(as_text=True))["state"], visible,
+                      where, points)
+        for line in indicators.state.text:
+            assert "pt" not in line.lower() and "point" not in line.lower(), where
+
+    ctl.submit({"type": "hand", "players": 2, "dealer": 1})
+    zones["briscola"] = ZoneObs(str(sim.briscola), (50.0, 50.0))
+    frames(5)
+    held = 0
+    plays = [e for e in sim.events if e.type == "play"]
+    for i, play in enumerate(plays):
+        zone = f"play{play.seat}"
+        code = str(play.card)
+        if i % 5 == 2:
+            zones[zone] = ZoneObs("?", (100.0 * play.seat, 100.0), candidates=("1d", code))
+            frames(15)
+            holds = hub.snapshot()["holds"]
+            assert [h["seat"] for h in holds] == [play.seat], f"play {i}"
+            check(f"held {code}")
+            r = client.post("/api/v1/pick", json={"seat": play.seat, "card": code},
+                            headers={"X-Table-PIN": "2468"})
+            assert r.status_code == 200, r.get_json()
+            assert "point" not in json.dumps(r.get_json())
+            held += 1
+        else:
+            zones[zone] = ZoneObs(code, (100.0 * play.seat, 100.0))
+            frames(4)
+        check(f"after {code}")
+        if len(ctl.referee.hand.current) == 0 and not ctl.referee.hand.is_over():
+            zones.pop("play0", None)
+            zones.pop("play1", None)
+            frames(10)
+            if ctl.referee.hand.stock == 0:
+                zones.pop("briscola", None)
+    assert held == 8 and ctl.referee.hand.is_over()
+    assert ctl.referee.hand.points == sim.points and not ctl.referee.violations
