@@ -122,11 +122,33 @@ class _Seen:
 
 
 def _hold_count(tracker) -> int | None:
-    """Cards the tracker holds or held for confirmation; None while it has no holds."""
+    """Holds the tracker raised so far (cards it asked about instead of naming them);
+    None while it has no holds."""
+    raised = getattr(getattr(tracker, "stats", None), "holds", None)
+    if isinstance(raised, int):
+        return raised  # counted as raised: a hold released later still counts
     holds = getattr(tracker, "holds", None)
     if holds is None:
         return None
     return holds if isinstance(holds, int) else len(holds)
+
+
+def _new_holds(tracker, seen: dict, hand: int, truth, out: list[str]) -> None:
+    """Note each hold as it is raised: the zone, why, what really lies there and the
+    cards the table would offer first."""
+    holds = getattr(tracker, "holds", None)
+    if not isinstance(holds, dict):
+        return
+    for zone in [z for z in seen if z not in holds]:
+        del seen[zone]
+    for zone, h in holds.items():
+        key = (getattr(h, "reason", "?"), getattr(h, "card", None))
+        if seen.get(zone) != key:
+            seen[zone] = key
+            t = truth.zones.get(zone)
+            likely = ",".join(getattr(h, "likely", ())[:3])
+            out.append(f"hand {hand} {zone} {key[0]} (lies {t.content if t else None}"
+                       f"{', seen ' + key[1] if key[1] else ''}; offered first {likely})")
 
 
 def _tricks_of(sim_hand) -> list[list[str]]:
@@ -171,6 +193,8 @@ def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, o
     truth_frames: dict[tuple[int, str], int] = {}  # (hand, card) -> frame it came to rest
     latencies: list[float] = []
     holds_at_hand: list[int] = []  # the tracker's hold count when each hand began
+    hold_notes: list[str] = []
+    hold_seen: dict = {}
     proc_time = 0.0
     frames = 0
     hand_no = 0
@@ -190,8 +214,10 @@ def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, o
         dt = time.perf_counter() - t0
         proc_time += dt
         frames += 1
+        truth_obs = sim.truth_observation(spec)
+        _new_holds(tracker, hold_seen, hand_no, truth_obs, hold_notes)
         if not oracle:
-            watch.frame(hand_no, spec.index, seen.last, sim.truth_observation(spec))
+            watch.frame(hand_no, spec.index, seen.last, truth_obs)
         for d in decisions:
             if d.accepted and d.event is not None and d.event.type == "play":
                 key = (len(controller.referee.hands) - 1, str(d.event.card))
@@ -235,7 +261,8 @@ def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, o
             "faults_expected": expected, "violations": got_kinds, "unstaged": unstaged,
             "missed": Counter(expected) - Counter(got_kinds), "latencies": latencies,
             "frames": frames, "proc_time": proc_time, "holds": holds_total,
-            "watch": watch, "hand_notes": hand_notes, "first_unstaged": first_unstaged,
+            "watch": watch, "hand_notes": hand_notes, "hold_notes": hold_notes,
+            "first_unstaged": first_unstaged,
             "observer": getattr(observer, "stats", None),
             "tracker": getattr(tracker, "stats", None), "card_mm": sim.card_mm}
 
@@ -271,8 +298,8 @@ def report(r: dict, label: str) -> bool:
     holds = r["holds"]
     hold_txt = (f"{holds} held" if holds is not None else
                 f"n/a (tracker has no holds yet; {len(watch.unnamed)} faces lay still "
-                f"unnamed, tracker ignored_unknown {r['tracker'].ignored_unknown} "
-                f"zone-frames)")
+                f"unnamed, tracker ignored_unknown "
+                f"{getattr(r['tracker'], 'ignored_unknown', '?')} zone-frames)")
     print(f"{label}: {r['exact']}/{r['hands']} hands exact; violations not staged "
           f"{sum(r['unstaged'].values())} ({_kinds(r['unstaged'])}); staged and not "
           f"reported {sum(r['missed'].values())} ({_kinds(r['missed'])}); holds {hold_txt}; "
@@ -284,6 +311,10 @@ def report(r: dict, label: str) -> bool:
         print(f"    left unnamed while lying still: {_episodes(watch.unnamed)}")
     if watch.unseen:
         print(f"    not found while lying uncovered: {_episodes(watch.unseen)}")
+    if r["hold_notes"]:
+        more = len(r["hold_notes"]) - 6
+        print(f"    held: {'; '.join(r['hold_notes'][:6])}"
+              + (f"; ... {more} more" if more > 0 else ""))
     for note in r["hand_notes"]:
         print(f"    {note}")
     for note in r["first_unstaged"]:
