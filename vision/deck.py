@@ -2,13 +2,17 @@
 
 Saved as ``.npz`` with the embeddings, their labels (card codes, ``"back"``),
 the sha1 of the model that made them (embeddings of another model are
-meaningless) and the deck's card size ratio.
+meaningless), the deck's card size ratio, and the enrolled faces themselves as
+64x96 patches: the final name comes from comparing a card with them
+(``vision.verify``), not from the embedding alone.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +40,15 @@ class EnrolledDeck:
     # lies under the stock (empty when no back was enrolled).
     covered_embeddings: np.ndarray | None = None
     covered_labels: np.ndarray | None = None
+    # The enrolled faces (and back) as upright 64x96 BGR patches, one per code.
+    patches: np.ndarray | None = None  # (K, 96, 64, 3) uint8
+    patch_labels: np.ndarray | None = None  # (K,) str
+
+    def faces(self) -> dict[str, np.ndarray]:
+        """Code (and ``"back"``) -> enrolled patch; empty for a deck saved without them."""
+        if self.patches is None:
+            return {}
+        return {str(c): p for c, p in zip(self.patch_labels, self.patches, strict=True)}
 
     @property
     def codes(self) -> list[str]:
@@ -53,7 +66,10 @@ class EnrolledDeck:
         if self.covered_embeddings is not None:
             extra = {"covered_embeddings": self.covered_embeddings.astype(np.float32),
                      "covered_labels": self.covered_labels.astype(str)}
-        np.savez(tmp, embeddings=self.embeddings.astype(np.float32),
+        if self.patches is not None:
+            extra |= {"patches": self.patches.astype(np.uint8),
+                      "patch_labels": self.patch_labels.astype(str)}
+        np.savez_compressed(tmp, embeddings=self.embeddings.astype(np.float32),
                  labels=self.labels.astype(str), model_sha=np.array(self.model_sha),
                  name=np.array(self.name), ratio=np.array(self.ratio), **extra)
         os.replace(tmp, path)
@@ -67,13 +83,19 @@ class EnrolledDeck:
                 covered = ((z["covered_embeddings"].astype(np.float32),
                             z["covered_labels"].astype(str))
                            if "covered_embeddings" in z.files else (None, None))
+                faces = ((z["patches"].astype(np.uint8), z["patch_labels"].astype(str))
+                         if "patches" in z.files else (None, None))
                 deck = cls(z["embeddings"].astype(np.float32), z["labels"].astype(str),
-                           str(z["model_sha"]), str(z["name"]), float(z["ratio"]), *covered)
+                           str(z["model_sha"]), str(z["name"]), float(z["ratio"]), *covered,
+                           *faces)
         except FileNotFoundError:
             raise DeckFileError(f"deck file not found: {path}") from None
-        except (OSError, KeyError, ValueError) as exc:
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise DeckFileError(f"{path} is not a deck file made by 'enroll': {exc}") from None
         if model_path is not None and deck.model_sha != model_sha1(model_path):
             raise DeckFileError(f"{path} was enrolled with another recognition model: "
                                 "enroll the deck again")
+        if deck.patches is None:
+            raise DeckFileError(f"{path} was enrolled by an older version that kept no "
+                                "pictures of the faces: enroll the deck again")
         return deck

@@ -19,10 +19,12 @@ import numpy as np
 
 from table_controller.cards import ALL_CARDS, Card, CardError
 from vision.deck import BACK, EnrolledDeck, model_sha1
+from vision.deck_folder import on_white, with_outline
 from vision.detect import find_cards, warp_card
 from vision.embed import MODEL_PATH, PATCH_H, PATCH_W, Embedder
 
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"}
+SCAN_EDGES = 0.004  # edge pixels around a card-shaped region that make a picture a face
 BUILTIN_PATH = Path(__file__).with_name("models") / "builtin_deck.npz"
 
 
@@ -30,21 +32,68 @@ class EnrollmentError(ValueError):
     """The enrollment images are incomplete or unusable; the message lists every problem."""
 
 
-def card_patch(image: np.ndarray) -> np.ndarray:
-    """The canonical patch of the card shown in ``image``.
+class NoCardFound(ValueError):
+    """No card could be found in an enrollment picture."""
 
-    A picture shaped like a card (long side 1.35-1.9 times the short one) is taken
-    to be a scan or a tight crop and used whole; any other picture is a photo of
-    a card lying on something, and the largest card found in it is used.
+
+def card_patch(image: np.ndarray) -> np.ndarray:
+    """The canonical patch of the card shown in ``image``: a scan, a crop or a photo.
+
+    A photo of a card lying on something (any surface, any orientation, 4:3 or 16:9,
+    landscape or portrait) is searched for its card, which is rectified. A scan or a
+    tight crop is used whole: it is card-shaped, its edge is the card's own paper, and
+    whatever card-shaped thing lies inside it (a pip, a figure's panel, the printed
+    frame) is part of a busy face, not a card on a bare table; so is a picture
+    whose corners are transparent (BGRA: a card cut out along its outline). Raises
+    :class:`NoCardFound` for a picture that is neither.
     """
     h, w = image.shape[:2]
-    if not 1.35 <= max(h, w) / min(h, w) <= 1.9:
-        quads = find_cards(image, 0.05, 0.97)
-        if quads:
-            return warp_card(image, max(quads, key=lambda q: q.area).corners)
-    if w > h:  # a scan lying landscape: stand it up
+    if image.ndim == 3 and image.shape[2] == 4:
+        cut_out = int((image[[0, 0, -1, -1], [0, -1, 0, -1], 3] == 0).sum()) >= 3
+        image = on_white(image)
+        if cut_out:
+            return card_patch_whole(image)
+    quads = find_cards(image, 0.02, 0.995)
+    quad = max(quads, key=lambda q: q.area) if quads else None
+    if 1.4 <= max(h, w) / min(h, w) <= 1.95 and _is_scan(image, quad):
+        return card_patch_whole(image)
+    if quad is None:
+        raise NoCardFound("no card found")
+    return warp_card(image, quad.corners)
+
+
+def card_patch_whole(image: np.ndarray) -> np.ndarray:
+    """A scan or crop of a card, stood upright, as a canonical patch."""
+    if image.shape[1] > image.shape[0]:  # a scan lying landscape
         image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
     return cv2.resize(image, (PATCH_W, PATCH_H), interpolation=cv2.INTER_AREA)
+
+
+def _is_scan(image: np.ndarray, quad) -> bool:
+    """Whether a card-shaped ``image`` is the card itself rather than a photo of one."""
+    h, w = image.shape[:2]
+    if quad is None or quad.area >= 0.75 * h * w:
+        return True  # nothing card-like inside, or the card's own printed frame or panel
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+    m = max(2, min(h, w) // 40)
+    ring = np.concatenate([lab[:m].reshape(-1, 3), lab[-m:].reshape(-1, 3),
+                           lab[:, :m].reshape(-1, 3), lab[:, -m:].reshape(-1, 3)]).astype(int)
+    paper = (ring[:, 0] > 140) & (np.abs(ring[:, 1:] - 128).max(axis=1) < 20)
+    if paper.mean() < 0.75:
+        return False  # the picture's edge is a table, not card stock
+    inside = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad.corners).astype(np.int32), 255)
+    k = np.ones((2 * m + 1, 2 * m + 1), np.uint8)
+    outside = cv2.bitwise_not(cv2.dilate(inside, k))
+    # A card on a bare table differs from what lies around it: that is how it was found.
+    # Inside a face, a pip or a panel lies on the card's own paper.
+    band_in = lab[cv2.subtract(inside, cv2.erode(inside, k)) > 0].astype(float)
+    band_out = lab[cv2.subtract(cv2.dilate(inside, k), inside) > 0].astype(float)
+    if np.abs(np.median(band_in, 0) - np.median(band_out, 0)).max() < 12:
+        return True
+    edges = cv2.Canny(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), 60, 150)
+    busy = cv2.countNonZero(cv2.bitwise_and(edges, outside)) / max(1, cv2.countNonZero(outside))
+    return busy > SCAN_EDGES  # more of the face around it
 
 
 def read_enrollment_dir(folder: str | Path) -> dict[str, np.ndarray]:
@@ -76,10 +125,11 @@ def read_enrollment_dir(folder: str | Path) -> dict[str, np.ndarray]:
     unreadable: list[str] = []
     digests: dict[str, str] = {}
     for code, paths in sorted(by_code.items()):
-        img = cv2.imread(str(paths[0]), cv2.IMREAD_COLOR)
-        if img is None or min(img.shape[:2]) < 16:
+        img = cv2.imread(str(paths[0]), cv2.IMREAD_UNCHANGED)
+        if img is None or img.ndim not in (2, 3) or min(img.shape[:2]) < 16:
             unreadable.append(paths[0].name)
             continue
+        img = with_outline(img)  # transparent (or key-coloured) corners: a cut-out card
         digest = hashlib.sha1(img.tobytes()).hexdigest()
         if digest in digests:
             problems.append(f"{digests[digest]} and {paths[0].name} are the same picture")
@@ -118,8 +168,10 @@ def enroll_patches(patches: dict[str, np.ndarray], embedder: Embedder, name: str
             labels.append(code)
     emb = np.stack(embs).astype(np.float32)
     cov_emb, cov_labels = _covered_references(patches, embedder)
+    faces = np.stack([cv2.resize(patches[c], (PATCH_W, PATCH_H), interpolation=cv2.INTER_AREA)
+                      for c in codes]).astype(np.uint8)
     return EnrolledDeck(emb, np.array(labels), model_sha1(embedder.model_path), name, ratio,
-                        cov_emb, cov_labels)
+                        cov_emb, cov_labels, faces, np.array(codes))
 
 
 def _covered_references(patches: dict[str, np.ndarray], embedder: Embedder,
@@ -150,12 +202,38 @@ def _covered_references(patches: dict[str, np.ndarray], embedder: Embedder,
 
 
 def enroll_directory(folder: str | Path, embedder: Embedder | None = None) -> EnrolledDeck:
+    """Enroll the deck in ``folder``: every file's card found and rectified, and every
+    file whose card cannot be found named at once."""
     images = read_enrollment_dir(folder)
     embedder = embedder or Embedder()
-    patches = {code: card_patch(img) for code, img in images.items()}
-    faces = [img for code, img in images.items() if code != BACK]
-    ratio = float(np.median([max(i.shape[:2]) / min(i.shape[:2]) for i in faces]))
+    patches: dict[str, np.ndarray] = {}
+    lost: list[str] = []
+    for code, img in images.items():
+        try:
+            patches[code] = card_patch(img)
+        except NoCardFound:
+            lost.append(code)
+    if lost:
+        names = {code: p for code, p in _file_names(folder).items() if code in lost}
+        raise EnrollmentError(f"cannot enroll {folder}: no card found in "
+                              + ", ".join(names.get(c, c) for c in sorted(lost))
+                              + " (photograph the card whole, on a plain surface, or crop it)")
+    ratio = float(np.median([max(p.shape[:2]) / min(p.shape[:2]) for c, p in images.items()
+                             if c != BACK and 1.3 <= max(p.shape[:2]) / min(p.shape[:2]) <= 1.95]
+                            or [89 / 58]))
     return enroll_patches(patches, embedder, Path(folder).name, ratio)
+
+
+def _file_names(folder: str | Path) -> dict[str, str]:
+    out = {}
+    for p in sorted(Path(folder).iterdir()):
+        stem = p.stem.strip().lower()
+        if p.suffix.lower() in IMAGE_EXTS:
+            try:
+                out[stem if stem == BACK else str(Card.parse(stem))] = p.name
+            except CardError:
+                pass
+    return out
 
 
 def builtin_faces() -> dict[str, np.ndarray]:

@@ -1,13 +1,18 @@
-"""Card identity by nearest neighbour against an enrolled deck, with a verification margin.
+"""Card identity against an enrolled deck: the embedding, then aligned comparison.
 
-A patch is named only when it is close enough to one card (``threshold``) and
-clearly closer to it than to any other card (``margin``); otherwise it is
-unknown. Missing evidence stays missing: the referee never gets a guess.
+The embedding (nearest neighbour with a verification margin) tells a card from a
+back and from things that are no card at all (cloth, a hand, a phone). The name
+of a face comes from :mod:`vision.verify`: the patch aligned with the enrolled
+faces themselves and judged on the pixels where the likeliest two differ, which
+is what tells a 6 from a 7 of a deck the network never saw. A face that evidence
+does not settle is unknown, with the cards it might be, best first. Missing
+evidence stays missing: the referee never gets a guess.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +20,7 @@ import numpy as np
 
 from vision.deck import BACK, EnrolledDeck
 from vision.embed import MODEL_PATH, Embedder
+from vision.verify import FaceTemplates
 
 SCALE = 20.0  # the softmax temperature the model was trained with
 
@@ -22,10 +28,12 @@ SCALE = 20.0  # the softmax temperature the model was trained with
 @dataclass
 class Identity:
     card: str | None  # card code, "back", or None when unsure
-    confidence: float  # posterior of the best label against all others and "none"
-    similarity: float
+    confidence: float  # for a face: the aligned correlation; else the embedding's posterior
+    similarity: float  # the embedding's cosine similarity to its best label
     margin: float
     flipped: bool  # the best match was the reference turned 180 degrees
+    candidates: tuple[str, ...] = ()  # when unsure: what it might be, likeliest first
+    contrast: float = 0.0  # the deciding pixels' verdict (vision.verify), for a face
 
 
 def model_settings(model_path: str | Path = MODEL_PATH) -> dict:
@@ -42,6 +50,8 @@ class Recognizer:
         self.margin = margin if margin is not None else meta.get("margin", 0.05)
         self.null_level = float(meta.get("null_level", 0.5))
         self.deck = deck
+        faces = deck.faces()
+        self.templates = FaceTemplates(faces) if faces else None
         self._names = sorted(set(deck.labels.tolist()))
         self._index = np.array([self._names.index(x) for x in deck.labels])
         # Enrolment stores each reference upright then turned: odd rows are turned.
@@ -53,8 +63,14 @@ class Recognizer:
             idx = np.array([self._cov_names.index(x) for x in cov])
             self._cov_groups = [np.nonzero(idx == k)[0] for k in range(len(self._cov_names))]
 
-    def identify(self, patches: np.ndarray, half_covered: bool = False) -> list[Identity]:
+    def identify(self, patches: np.ndarray, half_covered: bool = False,
+                 allowed: Iterable[str] | Sequence[Iterable[str] | None] | None = None,
+                 ) -> list[Identity]:
         """Identities of canonical patches.
+
+        ``allowed``: the card codes that can honestly lie there (one set for all
+        patches, or one per patch; None: any card of the deck). A face is named only as
+        one of them; a patch plainly showing another card stays unknown.
 
         ``half_covered``: the patches are the crosswise briscola with one half under the
         stock; they are also compared with the enrolled faces half hidden by the back,
@@ -64,6 +80,9 @@ class Recognizer:
         """
         emb = self.embedder(patches)
         whole = self.identify_embeddings(emb)
+        if self.templates is not None and not half_covered:
+            per = _per_patch(allowed, len(whole))
+            return [self._verify(p, w, a) for p, w, a in zip(patches, whole, per, strict=True)]
         if not half_covered or self.deck.covered_embeddings is None:
             return whole
         half = self._match(emb, self.deck.covered_embeddings, self._cov_names,
@@ -76,6 +95,21 @@ class Recognizer:
             else:
                 out.append(w if w_face else h)
         return out
+
+    def _verify(self, patch: np.ndarray, ident: Identity,
+                allowed: Iterable[str] | None) -> Identity:
+        """The embedding's identity settled by aligned comparison (module docstring)."""
+        if ident.card == BACK:
+            return ident  # backs are the embedding's strength (and no card to name)
+        if allowed is not None:
+            allowed = [c for c in allowed if c != BACK]
+        v = self.templates.match(patch, allowed)
+        if v.card is not None and v.card != BACK:
+            return Identity(v.card, round(v.similarity, 4), ident.similarity, ident.margin,
+                            v.turned, (), round(v.contrast, 4))
+        ranked = tuple(c for c in v.ranked if c != BACK)
+        return Identity(None, round(v.similarity, 4), ident.similarity, ident.margin,
+                        ident.flipped, ranked, round(v.contrast, 4))
 
     def identify_embeddings(self, emb: np.ndarray) -> list[Identity]:
         return self._match(emb, self.deck.embeddings, self._names, self._groups, self._flipped)
@@ -105,6 +139,17 @@ class Recognizer:
     @staticmethod
     def is_face(identity: Identity) -> bool:
         return identity.card is not None and identity.card != BACK
+
+
+def _per_patch(allowed, n: int) -> list[Iterable[str] | None]:
+    if allowed is None:
+        return [None] * n
+    if isinstance(allowed, (set, frozenset)) or (allowed and isinstance(next(iter(allowed)), str)):
+        return [allowed] * n
+    per = list(allowed)
+    if len(per) != n:
+        raise ValueError(f"allowed: {len(per)} sets for {n} patches")
+    return per
 
 
 @dataclass

@@ -128,3 +128,28 @@ def scatter(rng: np.random.Generator, codes: list[str], plane_mm: tuple[float, f
                 placed.append(PlacedCard(code, c, float(rng.uniform(0, 360))))
                 break
     return placed
+
+
+def card_photo(face: np.ndarray, rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
+               tilt: float = 20.0, fill: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
+    """A photo of one card lying on a table, as a player takes it to enroll a deck.
+
+    ``size`` is (width, height): 16:9 or 4:3, landscape or portrait. The card is turned
+    any way, the camera tilted up to ``tilt`` degrees; the card's long side is about
+    ``fill`` of the frame's short side (at most 0.75, so that it fits turned). Returns
+    the photo and the card's corners in it.
+    """
+    W, H = size
+    short_mm = CARD_H_MM / min(fill, 0.75)
+    plane_mm = (short_mm * W / min(W, H), short_mm * H / min(W, H))
+    ppm = 3.0
+    plane = random_texture(rng, int(plane_mm[1] * ppm), int(plane_mm[0] * ppm))
+    card = PlacedCard("card", (plane_mm[0] / 2 + rng.uniform(-5, 5),
+                               plane_mm[1] / 2 + rng.uniform(-5, 5)), float(rng.uniform(0, 360)))
+    hom = camera_homography(plane_mm, ppm, size, tilt=rng.uniform(0, tilt),
+                            yaw=float(rng.choice([0, 180])), roll=rng.uniform(-5, 5), fill=1.0)
+    # The same table beyond the plane's edges, where the tilted view does not reach.
+    table = cv2.resize(plane, (W, H), interpolation=cv2.INTER_AREA)
+    img = render(plane, ppm, {"card": face}, [card], hom, size, rng, background=table,
+                 effects=0.6)
+    return img, card.corners

@@ -1,0 +1,239 @@
+"""The final word on a card's name: aligned comparison with the enrolled faces.
+
+A global embedding tells a coin from a sword but not a 6 from a 7 of a style it
+never saw: the two faces differ in one pip. Here each camera patch is compared
+with the enrolled faces themselves, the way a person checks a card:
+
+1. **Features.** Lightness with its local contrast normalised (shadows, light
+   falloff and exposure go away) and the two colour channels measured from the
+   card's own paper (so a warm lamp or a green cloth's cast does not change a
+   suit's colour), lightly blurred, the outer border dropped.
+2. **Shortlist.** Correlation with every enrolled face, both ways up, at a quarter
+   of the pixels.
+3. **Alignment.** The detector's corners are a few pixels off; each shortlisted
+   face is aligned with the patch by ECC (an affine warp) and correlated again.
+4. **The deciding pixels.** The best face must beat the runner-up where the two
+   *differ* (the pixels holding the extra pip, the heart's lobes against the
+   diamond's point), not just over the whole card, where a blur or a glare spot
+   weighs as much as the pip that tells them apart.
+
+A name is given only when the aligned correlation is high (``min_similarity``)
+and the deciding pixels side clearly with it (``min_contrast``); otherwise the
+card is unknown and the ranked shortlist says what it might be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.embed import PATCH_H, PATCH_W
+
+BORDER = 3  # pixels of the 64x96 patch dropped on each side: background bleeds in there
+COARSE = (32, 48)  # the shortlist's patch size
+SHORTLIST = 3  # faces (with their way up) aligned per patch when it is not plain at once
+RIVALS = 8  # faces compared in full detail (the shortlist's best)
+RIVAL_CARDS = 3  # the best face must beat each of this many other cards where they differ
+FAST_SIMILARITY, FAST_CONTRAST = 0.85, 0.5  # plain at once: no alignment needed
+MAX_STRETCH, MAX_SLIDE = 0.2, 0.12  # the largest correction alignment may make
+_ECC = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-4)
+_ECC_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 10, 1e-3)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    card: str | None  # the name, or None when the evidence does not settle it
+    similarity: float  # aligned correlation with the best face (1 = identical)
+    contrast: float  # where best and runner-up differ: +1 all for the best, -1 against
+    turned: bool  # the best face matched turned 180 degrees
+    ranked: tuple[str, ...]  # the likeliest cards, best first (for asking a person)
+    runner_up: str | None = None
+
+
+def _lab(patch: np.ndarray) -> np.ndarray:
+    if patch.shape[:2] != (PATCH_H, PATCH_W):
+        patch = cv2.resize(patch, (PATCH_W, PATCH_H), interpolation=cv2.INTER_AREA)
+    return cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
+
+
+def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
+    """A unit vector describing one Lab patch (see the module docstring, step 1)."""
+    light = lab[..., 0]
+    mean = cv2.GaussianBlur(light, (0, 0), 5)
+    d = light - mean
+    sd = np.sqrt(cv2.GaussianBlur(d * d, (0, 0), 5))
+    chans = [d / (sd + 0.5 * float(d.std()) + 1.0)]
+    paper = light >= np.percentile(light, 70)  # the card's own white, whatever the light
+    for k in (1, 2):
+        c = lab[..., k]
+        chans.append((c - float(np.median(c[paper]))) / 20.0)
+    b = BORDER * lab.shape[1] // PATCH_W
+    f = np.stack([cv2.GaussianBlur(c, (0, 0), blur)[b:-b, b:-b] for c in chans], -1).ravel()
+    f = f - f.mean()
+    return (f / (np.linalg.norm(f) + 1e-6)).astype(np.float32)
+
+
+class FaceTemplates:
+    """The enrolled faces of one deck, ready for :meth:`match`.
+
+    ``faces``: card code (and ``"back"``) -> upright patch (any size, resized to 64x96).
+    """
+
+    def __init__(self, faces: dict[str, np.ndarray], min_similarity: float = 0.6,
+                 min_contrast: float = 0.25) -> None:
+        self.min_similarity = min_similarity
+        self.min_contrast = min_contrast
+        self.labels: list[str] = []
+        self.turned: list[bool] = []
+        self._labs: list[np.ndarray] = []
+        for code, patch in faces.items():
+            lab = _lab(patch)
+            for turned in (False, True):
+                self.labels.append(code)
+                self.turned.append(turned)
+                self._labs.append(lab[::-1, ::-1].copy() if turned else lab)
+        self._label_arr = np.array(self.labels)
+        self._fine = np.stack([features(x) for x in self._labs])
+        self._coarse = np.stack([
+            features(cv2.resize(x, COARSE, interpolation=cv2.INTER_AREA), blur=0.6)
+            for x in self._labs])
+        self._small_gray = [cv2.GaussianBlur(cv2.resize(x[..., 0], COARSE,
+                                                        interpolation=cv2.INTER_AREA),
+                                             (0, 0), 0.7) for x in self._labs]
+        self._gray = [cv2.GaussianBlur(x[..., 0], (0, 0), 1.0) for x in self._labs]
+
+    @property
+    def codes(self) -> list[str]:
+        return sorted(set(self.labels))
+
+    def _rows(self, allowed: Iterable[str] | None) -> np.ndarray:
+        if allowed is None:
+            return np.arange(len(self.labels))
+        keep = set(allowed)
+        return np.array([i for i, c in enumerate(self.labels) if c in keep], int)
+
+    def _align(self, lab: np.ndarray, small_gray: np.ndarray, row: int,
+               gray: np.ndarray | None = None) -> np.ndarray | None:
+        """``lab`` warped onto face ``row``: ECC (affine) at the shortlist's size, then,
+        with ``gray`` (the patch's blurred lightness), refined at full size. None when
+        ECC does not converge."""
+        warp = np.eye(2, 3, dtype=np.float32)
+        try:
+            _, warp = cv2.findTransformECC(self._small_gray[row], small_gray, warp,
+                                           cv2.MOTION_AFFINE, _ECC, None, 1)
+        except cv2.error:  # a blank or wildly different patch
+            return None
+        s = PATCH_W / COARSE[0]
+        a = warp[:, :2]
+        # Pixel centres: x_small = (x + 0.5) / s - 0.5.
+        t = s * warp[:, 2] + 0.5 * (s - 1) * (1 - a.sum(axis=1))
+        warp = np.hstack([a, t[:, None]]).astype(np.float32)
+        if gray is not None:
+            try:
+                _, warp = cv2.findTransformECC(self._gray[row], gray, warp,
+                                               cv2.MOTION_AFFINE, _ECC_FINE, None, 1)
+            except cv2.error:
+                pass  # keep the coarse warp
+        # The detector's corners are off by a few pixels, not by a pip: a warp that has to
+        # stretch or slide the patch further is fitting part of a card (or another card's
+        # layout) onto a whole face, and what it would show is no evidence.
+        if np.abs(warp[:, :2] - np.eye(2)).max() > MAX_STRETCH or \
+                abs(warp[0, 2]) > MAX_SLIDE * PATCH_W or abs(warp[1, 2]) > MAX_SLIDE * PATCH_H:
+            return None
+        return cv2.warpAffine(lab, warp, (PATCH_W, PATCH_H),
+                              flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+
+    def match(self, patch: np.ndarray, allowed: Iterable[str] | None = None) -> Verdict:
+        """Name the card in ``patch`` (BGR), choosing only among ``allowed`` codes.
+
+        ``allowed`` are the cards that can honestly lie there (the rules say the rest
+        are elsewhere); a patch that plainly shows a card outside them stays unknown.
+        """
+        rows = self._rows(allowed)
+        if len(rows) == 0:
+            return Verdict(None, 0.0, 0.0, False, ())
+        lab = _lab(patch)
+        small = cv2.resize(lab, COARSE, interpolation=cv2.INTER_AREA)
+        coarse = self._coarse[rows] @ features(small, blur=0.6)
+        order = rows[np.argsort(coarse)[::-1]]
+        near = order[:RIVALS]  # every face the fine comparison looks at
+        fine = features(lab)
+        sims = {int(r): float(self._fine[r] @ fine) for r in near}
+        best, second = self._top2(sims)
+        if second is None:
+            return Verdict(self.labels[best], sims[best], 1.0, self.turned[best],
+                           self._ranked(sims))
+        contrast, second = self._contrast_all(fine, best, sims)
+        if not (sims[best] >= FAST_SIMILARITY and contrast >= FAST_CONTRAST):
+            # Not plain at once: align the likeliest faces and look again.
+            small_gray = cv2.GaussianBlur(small[..., 0], (0, 0), 0.7)
+            gray = cv2.GaussianBlur(lab[..., 0], (0, 0), 1.0)
+            feats = {}
+            for k, r in enumerate(dict.fromkeys([best, second, *map(int, order[:SHORTLIST])])):
+                warped = self._align(lab, small_gray, r, gray if k < 2 else None)
+                if warped is not None:
+                    feats[r] = features(warped)
+                    sims[r] = max(sims[r], float(self._fine[r] @ feats[r]))
+                if len(feats) == SHORTLIST:
+                    break
+            best, second = self._top2(sims)
+            contrast, second = self._contrast_all(feats.get(best, fine), best, sims)
+            if contrast <= -self.min_contrast:
+                # The deciding pixels side with the runner-up: judge it in its own frame.
+                back, third = self._contrast_all(feats.get(second, fine), second, sims)
+                if back >= self.min_contrast:
+                    best, second, contrast = second, third, back
+        verdict = Verdict(None, sims[best], contrast, self.turned[best], self._ranked(sims),
+                          self.labels[second])
+        if sims[best] < self.min_similarity or contrast < self.min_contrast:
+            return verdict
+        if allowed is not None and len(rows) < len(self.labels):
+            # A card the rules rule out that the patch plainly shows: something is off
+            # (another deck's card, a misplaced one); naming an allowed card would be a guess.
+            anywhere = self.match(patch, None)
+            if anywhere.card is not None and anywhere.card not in set(allowed):
+                return Verdict(None, sims[best], contrast, self.turned[best],
+                               verdict.ranked, anywhere.card)
+        return Verdict(self.labels[best], sims[best], contrast, self.turned[best],
+                       verdict.ranked, self.labels[second])
+
+    def _top2(self, sims: dict[int, float]) -> tuple[int, int | None]:
+        best = max(sims, key=sims.get)
+        others = [r for r in sims if self.labels[r] != self.labels[best]]
+        return best, (max(others, key=sims.get) if others else None)
+
+    def _contrast_all(self, query: np.ndarray, best: int, sims: dict[int, float],
+                      ) -> tuple[float, int]:
+        """The weakest :meth:`_contrast` of ``best`` against the likeliest other cards
+        (a wrong face must not win against the two runners-up that are themselves wrong
+        when the right one could not be aligned), and that rival."""
+        code = self.labels[best]
+        rivals: list[int] = []
+        for r in sorted(sims, key=sims.get, reverse=True):
+            if self.labels[r] != code and all(self.labels[r] != self.labels[x] for x in rivals):
+                rivals.append(r)
+            if len(rivals) == RIVAL_CARDS:
+                break
+        worst = min(rivals, key=lambda r: self._contrast(query, best, r))
+        return self._contrast(query, best, worst), worst
+
+    def _contrast(self, query: np.ndarray, a: int, b: int) -> float:
+        """How much ``query`` sides with face ``a`` over face ``b`` on the pixels where
+        the two faces differ most: +1 exactly ``a``, -1 exactly ``b``."""
+        fa, fb = self._fine[a], self._fine[b]
+        d2 = (fa - fb) ** 2
+        where = d2 >= np.partition(d2, int(0.9 * len(d2)))[int(0.9 * len(d2))]
+        ea = float(np.sum((query[where] - fa[where]) ** 2))
+        eb = float(np.sum((query[where] - fb[where]) ** 2))
+        return (eb - ea) / (eb + ea + 1e-9)
+
+    def _ranked(self, sims: dict[int, float], n: int = 6) -> tuple[str, ...]:
+        out: list[str] = []
+        for r in sorted(sims, key=sims.get, reverse=True):
+            if self.labels[r] not in out:
+                out.append(self.labels[r])
+        return tuple(out[:n])
