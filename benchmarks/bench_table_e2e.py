@@ -9,6 +9,8 @@ indicators on gpiozero's MockFactory. Printed per configuration and in total:
   violation is "not staged" and counted by kind;
 - holds: cards the tracker held for confirmation (count against the figure), or, while
   the tracker has no holds, the faces that lay still and unnamed (what a hold would be);
+  a simulated player answers each hold on the phone with the true card after 2 s, so
+  that one held card does not derail the rest of the match (``--no-answer``: nobody does);
 - placement-to-LED latency: from the frame where a card comes to rest to the moment the
   turn LED changed for it (frame delay at 30 fps plus processing time), median and p95;
 - frames per second processed by the controller (rendering excluded), one thread;
@@ -146,7 +148,7 @@ def _new_holds(tracker, seen: dict, hand: int, truth, out: list[str]) -> None:
         if seen.get(zone) != key:
             seen[zone] = key
             t = truth.zones.get(zone)
-            likely = ",".join(getattr(h, "likely", ())[:3])
+            likely = ",".join((getattr(h, "likely", ()) or getattr(h, "candidates", ()))[:3])
             out.append(f"hand {hand} {zone} {key[0]} (lies {t.content if t else None}"
                        f"{', seen ' + key[1] if key[1] else ''}; offered first {likely})")
 
@@ -161,8 +163,35 @@ def _trump_of(sim_hand) -> str | None:
     return next((str(e.card) for e in sim_hand.events if e.type == "trump"), None)
 
 
+class _Player:
+    """A player answering the table's holds on the phone: ``delay`` frames after a card
+    is held, they pick the card that really lies there (once per hold)."""
+
+    def __init__(self, controller, delay: int) -> None:
+        self.controller = controller
+        self.delay = delay
+        self.since: dict[str, int] = {}
+        self.answered: list[str] = []
+
+    def frame(self, index: int, hand: int, truth) -> None:
+        holds = getattr(self.controller.tracker, "holds", None)
+        if not isinstance(holds, dict):
+            return
+        for zone in [z for z in self.since if z not in holds]:
+            del self.since[zone]
+        for zone in list(holds):
+            first = self.since.setdefault(zone, index)
+            t = truth.zones.get(zone)
+            if index - first != self.delay or t is None or t.content in (None, "back"):
+                continue
+            r = self.controller.execute("pick", {"zone": zone, "card": t.content})
+            self.answered.append(f"hand {hand} {zone} {t.content}: "
+                                 + ("ok" if r["accepted"] else r["message"]))
+
+
 def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, oracle: bool,
-               faults: tuple[str, ...], recognizer, mock_factory, faces=None) -> dict:
+               faults: tuple[str, ...], recognizer, mock_factory, faces=None,
+               answer_after: int | None = 60) -> dict:
     from firmware_bridge.config import IndicatorsConfig
     from firmware_bridge.indicators import Indicators
     from table_controller.controller import Controller, IndicatorsOutput
@@ -190,6 +219,7 @@ def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, o
     controller.submit({"type": "hand", "players": players, "dealer": 0,
                        "variants": list(variants)})
     watch = Watch()
+    player = _Player(controller, answer_after) if answer_after is not None else None
     truth_frames: dict[tuple[int, str], int] = {}  # (hand, card) -> frame it came to rest
     latencies: list[float] = []
     holds_at_hand: list[int] = []  # the tracker's hold count when each hand began
@@ -216,6 +246,8 @@ def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, o
         frames += 1
         truth_obs = sim.truth_observation(spec)
         _new_holds(tracker, hold_seen, hand_no, truth_obs, hold_notes)
+        if player is not None:
+            player.frame(spec.index, hand_no, truth_obs)
         if not oracle:
             watch.frame(hand_no, spec.index, seen.last, truth_obs)
         for d in decisions:
@@ -263,6 +295,7 @@ def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, o
             "frames": frames, "proc_time": proc_time, "holds": holds_total,
             "watch": watch, "hand_notes": hand_notes, "hold_notes": hold_notes,
             "first_unstaged": first_unstaged,
+            "answered": player.answered if player is not None else [],
             "observer": getattr(observer, "stats", None),
             "tracker": getattr(tracker, "stats", None), "card_mm": sim.card_mm}
 
@@ -315,6 +348,11 @@ def report(r: dict, label: str) -> bool:
         more = len(r["hold_notes"]) - 6
         print(f"    held: {'; '.join(r['hold_notes'][:6])}"
               + (f"; ... {more} more" if more > 0 else ""))
+    if r["answered"]:
+        ok = sum(a.endswith(": ok") for a in r["answered"])
+        bad = [a for a in r["answered"] if not a.endswith(": ok")][:3]
+        print(f"    holds answered on the phone: {ok} of {len(r['answered'])} accepted"
+              + (f"; refused: {'; '.join(bad)}" if bad else ""))
     for note in r["hand_notes"]:
         print(f"    {note}")
     for note in r["first_unstaged"]:
@@ -365,6 +403,9 @@ def main() -> int:
     ap.add_argument("--players", type=int, nargs="+", default=[2],
                     help="with --deck: player counts to play (plain Briscola)")
     ap.add_argument("--seed", type=int, default=100)
+    ap.add_argument("--no-answer", action="store_true",
+                    help="nobody answers a held card (by default a player picks the true "
+                         "card on the phone 2 s after the hold; it still counts against)")
     args = ap.parse_args()
     import cv2
 
@@ -405,7 +446,8 @@ def main() -> int:
         exact = hands = unstaged = 0
         for i, (players, variants, faults) in enumerate(configs):
             r = run_config(players, variants, per, args.seed + i, args.oracle, faults,
-                           recognizer, MockFactory(pin_class=MockPWMPin), faces)
+                           recognizer, MockFactory(pin_class=MockPWMPin), faces,
+                           None if args.no_answer else 60)
             label = (f"{name:10s} {players} players {'+'.join(variants) or 'plain':10s} "
                      f"faults {'+'.join(faults) or '-':22s}")
             if i == 0 and faces is not None:
