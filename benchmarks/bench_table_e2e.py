@@ -329,7 +329,8 @@ def report(r: dict, label: str) -> bool:
     """Print one configuration's figures and diagnosis; True when it meets the bar."""
     watch: Watch = r["watch"]
     holds = r["holds"]
-    hold_txt = (f"{holds} held" if holds is not None else
+    hold_txt = (f"{holds} raised ({len(r['hold_notes'])} distinct zone/card holds)"
+                if holds is not None else
                 f"n/a (tracker has no holds yet; {len(watch.unnamed)} faces lay still "
                 f"unnamed, tracker ignored_unknown "
                 f"{getattr(r['tracker'], 'ignored_unknown', '?')} zone-frames)")
