@@ -24,6 +24,8 @@ from table_controller.referee import Decision, Referee
 
 log = logging.getLogger(__name__)
 
+MAX_REFUSED_PICKS = 3  # picks of impossible cards a hold takes before it stops guessing
+
 
 class Output(Protocol):
     """Anything that shows the referee's decisions (indicators, dashboard hub). An output
@@ -134,6 +136,7 @@ class Controller:
         self.handlers: dict[str, Callable[..., dict[str, Any]]] = {}
         self._lock = threading.RLock()
         self._holds_shown: tuple = ()
+        self._refused: dict[tuple[str, Any], int] = {}  # refused picks per hold
 
     # -- feeding the referee -------------------------------------------------------------
 
@@ -173,6 +176,8 @@ class Controller:
         if now == self._holds_shown:
             return
         self._holds_shown = now
+        live = {(h.zone, h.t) for h in now}
+        self._refused = {k: n for k, n in self._refused.items() if k in live}
         for out in self.outputs:
             show = getattr(out, "show_holds", None)
             if show is None:
@@ -302,17 +307,32 @@ class Controller:
             return {"accepted": False, "message": f"a pick needs the seat (0-based) or the "
                     f"zone, not {seat!r}"}
         if not isinstance(card, str):
-            return {"accepted": False, "message": "a pick needs the card, such as \"6c\""}
+            return {"accepted": False, "message": "a pick needs the card, such as \"6c\"",
+                    "kind": "bad_card"}
         with self._lock:
+            hold = getattr(tracker, "holds", {}).get(zone)
+            key = (zone, getattr(hold, "t", None))
+            # Each refusal says "not there now": enough of them would map the cards
+            # already taken, so a hold stops taking guesses outside its likely cards.
+            if hold is not None and self._refused.get(key, 0) >= MAX_REFUSED_PICKS and \
+                    card.strip().lower() not in hold.likely:
+                return {"accepted": False, "kind": "too_many", "message": (
+                    "too many cards refused for this one: straighten it, or lift it and "
+                    "lay it again")}
             try:
                 events = tracker.pick_events(zone, card.strip())
             except ValueError as exc:
-                return {"accepted": False, "message": str(exc)}
+                kind = getattr(exc, "kind", "refused")
+                if kind == "not_possible":
+                    self._refused[key] = self._refused.get(key, 0) + 1
+                return {"accepted": False, "message": str(exc), "kind": kind}
+            named = next((e["card"] for e in events if "card" in e), card.strip())
             for event in events:
                 decision = self.submit(dict(event, source="pick"))
                 if not decision.accepted:
                     return self._result(decision)
-            tracker.adopt(zone, card.strip())
+            tracker.adopt(zone, named)
+            self._refused.pop(key, None)
             self._show_holds()
         return {"accepted": True, "message": "ok"}
 

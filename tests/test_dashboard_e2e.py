@@ -185,3 +185,70 @@ def test_first_start_pin_and_setup_from_a_phone(server, page):
     assert "Match set up." in page.inner_text(".flashes")
     match = hub_of(app).snapshot()["match"]
     assert match["players"] == 4 and match["length"] == 3
+
+
+def test_a_held_card_is_named_with_the_likely_cards_or_the_rank_and_suit_chooser(tmp_path,
+                                                                                 page):
+    """The phone offers the camera's few likely cards, then a rank + suit chooser over the
+    whole deck; a card the rules rule out is refused with one line."""
+    from werkzeug.serving import make_server
+
+    from table_controller.controller import Controller, HubOutput
+    from table_controller.store import Store
+    from vision.tracker import FrameObs, Tracker, ZoneObs
+    from web_dashboard.live import LiveTable
+
+    store = Store(tmp_path / "t.sqlite3")
+    info = store.new_match(players=2, names=["Giulia", "Marco"])
+    hub = LiveTable()
+
+    class Seen:
+        def observe(self, frame, t):
+            return frame
+
+    ctl = Controller(info.referee(), store=store, match_id=info.id, observer=Seen(),
+                     outputs=[HubOutput(hub)])
+    ctl.tracker = Tracker({0: "play0", 1: "play1"}, lambda: ctl.referee.hand)
+    hub.executor = lambda c: ctl.execute(c.kind, dict(c.args))
+    app = create_app({"DATABASE": str(tmp_path / "d.sqlite3")}, hub=hub, store=store)
+    app.extensions["pin"].set("2468")
+    hub.set_match(store.match(info.id), ctl.referee)
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.server_port}/"
+    try:
+        ctl.submit({"type": "hand", "dealer": 1})
+        for i in range(20):
+            zones = {"briscola": ZoneObs("5s", (50.0, 50.0))}
+            if i >= 5:
+                zones["play0"] = ZoneObs("?", (100.0, 100.0), candidates=("7c", "6c"))
+            ctl.on_frame(FrameObs(i / 30, zones), i / 30)
+        assert "play0" in ctl.tracker.holds
+        page.goto(url + "unlock?next=/")
+        page.fill("input[name=pin]", "2468")
+        page.click("button[type=submit]")
+        page.wait_for_url(url)
+        page.wait_for_selector("#holds", state="visible")
+        likely = page.locator("#holds .pick-likely").evaluate_all(
+            "els => els.map(e => e.dataset.card)")
+        assert likely == ["7c", "6c"]
+        assert page.locator("#holds select[name=rank] option").count() == 10
+        assert page.locator("#holds select[name=suit] option").all_inner_texts() == \
+            ["coins", "cups", "swords", "batons"]
+        page.select_option("#holds select[name=rank]", "5")
+        page.select_option("#holds select[name=suit]", "s")  # the briscola: under the stock
+        page.click("#holds .pick-choose button")
+        page.wait_for_url(url)
+        assert "5 of swords: that card cannot be there now." in page.inner_text(".flashes")
+        assert ctl.referee.hand.current == []
+        page.wait_for_selector("#holds", state="visible")
+        page.select_option("#holds select[name=rank]", "9")
+        page.select_option("#holds select[name=suit]", "b")
+        page.click("#holds .pick-choose button")
+        page.wait_for_url(url)
+        assert "Card named." in page.inner_text(".flashes")
+        assert [(p.seat, str(p.card)) for p in ctl.referee.hand.current] == [(0, "9b")]
+        wait_for(page, "document.getElementById('holds').hidden === true")
+    finally:
+        hub.close()
+        srv.shutdown()

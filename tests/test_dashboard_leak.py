@@ -195,9 +195,32 @@ def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed, v
     assert client.get(f"/api/v1/matches/{match_id}/record.bgn").data == b""
 
 
+CODE = re.compile(r"^(10|[1-9])[dcsb]$")
+
+
+def card_codes(doc) -> set[str]:
+    """Every string in a JSON document that is a card code."""
+    if isinstance(doc, dict):
+        return set().union(*(card_codes(v) for v in doc.values())) if doc else set()
+    if isinstance(doc, list):
+        return set().union(*(card_codes(v) for v in doc)) if doc else set()
+    return {doc} if isinstance(doc, str) and CODE.match(doc) else set()
+
+
+def assert_hold_shows_few(holds: list, guesses: set[str], where: str) -> None:
+    """A hold shows the camera's few likely cards and nothing else: no list of the cards
+    still possible (which would tell the ones already taken, hence the points)."""
+    for h in holds:
+        assert set(h) == {"zone", "seat", "reason", "likely", "card"}, where
+        assert len(h["likely"]) <= 4 and set(h["likely"]) <= guesses, where
+        assert card_codes(h) <= guesses | {h["card"]} - {None}, where
+
+
 def test_held_cards_and_picks_reveal_no_points(tmp_path):
     """A hand through the tracker where every fifth card is not recognised: the phone
-    shows the hold and its picker, a pick names it; nothing shown carries points."""
+    shows the hold and its picker (the few likely cards, then a rank + suit chooser), a
+    pick names it; nothing shown carries points, lists the possible cards, or tells
+    where a refused card is."""
     from firmware_bridge.indicators import Indicators
     from table_controller.controller import Controller, HubOutput, IndicatorsOutput
     from table_controller.store import Store
@@ -251,11 +274,32 @@ def test_held_cards_and_picks_reveal_no_points(tmp_path):
         zone = f"play{play.seat}"
         code = str(play.card)
         if i % 5 == 2:
-            zones[zone] = ZoneObs("?", (100.0 * play.seat, 100.0), candidates=("1d", code))
+            # The camera's guesses: the card, cards of taken tricks, the rest of the deck.
+            taken = [str(p.card) for t in ctl.referee.hand.tricks for p in t.plays]
+            guesses = ("1d", *taken[-3:], code, "2c", "3c", "4c", "5c")
+            zones[zone] = ZoneObs("?", (100.0 * play.seat, 100.0), candidates=guesses)
             frames(15)
             holds = hub.snapshot()["holds"]
             assert [h["seat"] for h in holds] == [play.seat], f"play {i}"
-            check(f"held {code}")
+            where = f"held {code}"
+            check(where)
+            possible = ctl.tracker.possible(zone)
+            assert_hold_shows_few(holds, set(guesses) & possible, where)
+            assert_hold_shows_few(client.get("/api/v1/table").get_json()["holds"],
+                                  set(guesses) & possible, where)
+            boot = boot_json(client.get("/").get_data(as_text=True))
+            assert_hold_shows_few(boot["state"]["holds"], set(guesses) & possible, where)
+            # The whole page: no card code but the trick, the briscola and the few likely.
+            assert card_codes(boot) <= table_cards(ctl.referee) | set(guesses) & possible
+            # Refused picks: a card of a taken trick, one in the trick on the table, one
+            # never seen (in the other hand, if any): the same line, which names no place.
+            refused = {json.dumps(client.post(
+                "/api/v1/pick", json={"seat": play.seat, "card": other},
+                headers={"X-Table-PIN": "2468"}).get_json())
+                for other in [*taken[:1], *(str(p.card) for p in ctl.referee.hand.current)]}
+            assert len(refused) == 1, refused
+            for doc in refused:
+                assert json.loads(doc)["message"] == "that card cannot be there now"
             r = client.post("/api/v1/pick", json={"seat": play.seat, "card": code},
                             headers={"X-Table-PIN": "2468"})
             assert r.status_code == 200, r.get_json()

@@ -143,20 +143,24 @@ def test_a_held_card_is_released_by_a_pick_on_the_phone(tmp_path):
     # The display says which seat's card is not recognised (P2 is seat 1).
     text = " ".join(tb.indicators.state.text)
     assert text.startswith("P2: card not") and "straighten it" in text
-    # The phone shows the seat and the picker, most likely first.
+    # The phone shows the seat and the camera's likely cards only (any other card is
+    # named with the rank + suit chooser, which lists the whole deck).
     snap = client.get("/api/v1/table").get_json()
     assert snap["holds"] == [{"zone": "play1", "seat": 1, "reason": "unknown",
-                              "likely": ["7c", "6c"], "others": snap["holds"][0]["others"],
-                              "card": None}]
-    assert "9b" not in snap["holds"][0]["others"] and len(snap["holds"][0]["others"]) == 36
+                              "likely": ["7c", "6c"], "card": None}]
     # Without the PIN: refused, nothing changes.
     r = client.post("/api/v1/pick", json={"seat": 1, "card": "6c"})
     assert r.status_code == 401 and plays(tb) == [(0, "9b")]
-    # An impossible pick: one clear line, nothing changes.
+    # An impossible pick: one clear line that does not say where the card is.
     r = client.post("/api/v1/pick", json={"seat": 1, "card": "9b"},
                     headers={"X-Table-PIN": PIN})
-    assert r.status_code == 409 and "9b cannot be in P2's zone" in r.get_json()["message"]
+    assert r.status_code == 409
+    assert r.get_json() == {"accepted": False, "kind": "not_possible",
+                            "message": "that card cannot be there now"}
     assert plays(tb) == [(0, "9b")] and "play1" in tb.tracker.holds
+    r = client.post("/api/v1/pick", json={"seat": 1, "card": "6x"},
+                    headers={"X-Table-PIN": PIN})
+    assert r.status_code == 409 and r.get_json()["kind"] == "bad_card"
     r = client.post("/api/v1/pick", json={"seat": 1, "card": "6c"},
                     headers={"X-Table-PIN": PIN})
     assert r.status_code == 200, r.get_json()
@@ -204,8 +208,36 @@ def test_the_live_page_draws_the_picker_only_for_an_unlocked_phone(tmp_path):
     client.post("/unlock", data={"pin": PIN, "csrf_token": token, "next": "/"})
     page = client.get("/").get_data(as_text=True)
     token = re.search(r'"csrf": "([^"]+)"', page).group(1)
-    r = client.post("/table/pick", data={"seat": "0", "card": "6c", "csrf_token": token})
+    # The chooser sends a rank and a suit; a card the rules rule out (the face-up
+    # briscola, under the stock) gets the one line, in the phone's language.
+    client.get("/lang/it")
+    r = client.post("/table/pick", data={"seat": "0", "rank": "5", "suit": "s",
+                                         "csrf_token": token}, follow_redirects=True)
+    assert "5 di spade: questa carta non può essere lì ora." in r.get_data(as_text=True)
+    assert plays(tb) == [] and "play0" in tb.tracker.holds
+    r = client.post("/table/pick", data={"seat": "0", "rank": "6", "suit": "c",
+                                         "csrf_token": token})
     assert r.status_code == 302 and plays(tb) == [(0, "6c")]
+
+
+def test_a_hold_offers_at_most_four_likely_cards_and_stops_taking_guesses(tmp_path):
+    tb = Table(tmp_path)
+    start(tb)
+    tb.frames(5, play0=card("9b"))
+    # Six guesses, two of them impossible (played, under the stock): four are offered.
+    tb.frames(15, play1=card("?", x=200, candidates=("9b", "7c", "6c", "5s", "4c", "3c",
+                                                      "2c")))
+    assert tb.tracker.holds["play1"].likely == ("7c", "6c", "4c", "3c")
+    assert tb.hub.snapshot()["holds"][0]["likely"] == ["7c", "6c", "4c", "3c"]
+    # Refusals are an oracle (each says "not there now"): after three, only the likely
+    # cards are taken, and nothing else changed.
+    for code in ("9b", "5s", "9b"):
+        r = tb.hub.submit("pick", seat=1, card=code)
+        assert r["kind"] == "not_possible" and r["message"] == "that card cannot be there now"
+    r = tb.hub.submit("pick", seat=1, card="1d")  # possible, but no more guessing
+    assert r["kind"] == "too_many" and plays(tb) == [(0, "9b")]
+    assert tb.hub.submit("pick", seat=1, card="4C")["accepted"]
+    assert plays(tb) == [(0, "9b"), (1, "4c")]
 
 
 def test_a_wrong_card_corrected_from_the_phone_is_adopted_by_the_tracker(tmp_path):

@@ -92,6 +92,19 @@ UNRECOGNISED = "unknown"  # a face nobody could name (or only as an impossible c
 UNPLACED = "unplaced"  # after a restart: a card that cannot be put in turn order
 MISMATCH = "mismatch"  # after a restart: not the card the referee has for this seat
 MISSING = "missing"  # after a restart: the referee's card for this seat is not there
+MAX_LIKELY = 4  # the camera's guesses offered first: few, so that they reveal nothing
+# One line for any card the rules rule out, whatever the reason: it must not say where
+# the card is (played, in a taken trick, in another hand, out of the deck).
+NOT_POSSIBLE = "that card cannot be there now"
+
+
+class PickRefused(ValueError):
+    """A pick the table cannot take; ``kind`` says why (``not_possible``, ``no_hold``,
+    ``missing``, ``bad_card``) for a translated line."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -101,8 +114,8 @@ class Hold:
     zone: str
     seat: int | None  # None: the briscola spot
     reason: str  # UNRECOGNISED, UNPLACED, MISMATCH or MISSING
-    likely: tuple[str, ...]  # the most likely cards, best first (all possible)
-    others: tuple[str, ...]  # the rest of the possible cards
+    likely: tuple[str, ...]  # the camera's likeliest cards, best first (all possible)
+    others: tuple[str, ...]  # the rest of the possible cards: never shown (see to_json)
     card: str | None = None  # UNPLACED, MISMATCH: the card seen; MISSING: the referee's
     t: float = 0.0
 
@@ -111,8 +124,11 @@ class Hold:
         return self.likely + self.others
 
     def to_json(self) -> dict[str, Any]:
+        """What a phone may see: the few likely cards only. The list of every possible
+        card would tell which cards are already in taken tricks (in a 2-player hand,
+        the running points), so a phone names any other card with a plain chooser."""
         return {"zone": self.zone, "seat": self.seat, "reason": self.reason,
-                "likely": list(self.likely), "others": list(self.others), "card": self.card}
+                "likely": list(self.likely), "card": self.card}
 
 
 @dataclass
@@ -353,7 +369,7 @@ class Tracker:
             likely: tuple[str, ...] = ()
             others: tuple[str, ...] = ()
         else:
-            likely = tuple(dict.fromkeys(c for c in ranked if c in possible))
+            likely = tuple(dict.fromkeys(c for c in ranked if c in possible))[:MAX_LIKELY]
             others = tuple(sorted(possible.difference(likely), key=_card_order))
         self.holds[zone] = Hold(zone, self.zone_seat.get(zone), reason, likely, others, card, t)
         self.stats.holds += 1
@@ -385,13 +401,19 @@ class Tracker:
         label = self.zone_label(zone)
         hold = self.holds.get(zone)
         if hold is None:
-            raise ValueError(f"no card is waiting to be named in {label}")
+            raise PickRefused(f"no card is waiting to be named in {label}", "no_hold")
         if hold.reason == MISSING:
-            raise ValueError(f"{label}: {hold.card} is not on the table: put it back, or "
-                             "undo it")
-        if card not in hold.candidates:
-            raise ValueError(f"{card} cannot be in {label} now: it was played, removed, or "
-                             "is known to be in another hand")
+            raise PickRefused(f"{label}: {hold.card} is not on the table: put it back, or "
+                              "undo it", "missing")
+        try:
+            card = str(Card.parse(card))
+        except ValueError:
+            raise PickRefused(f"{card!r} is not a card code such as \"6c\"",
+                              "bad_card") from None
+        # Checked against the rules now (the hold's list may predate the last event).
+        allowed = self.possible(zone)
+        if card not in (set(hold.candidates) if allowed is None else allowed):
+            raise PickRefused(NOT_POSSIBLE, "not_possible")
         if zone == self.briscola_zone:
             hand = self.hand()
             if hand is not None and hand.is_over():

@@ -7,6 +7,8 @@ same catalogue as JSON, so server and script never disagree.
 
 from __future__ import annotations
 
+import re
+
 from flask import Request
 
 LANGUAGES = ("it", "en", "fr")
@@ -249,8 +251,28 @@ MESSAGES.update({
                      "fr": "{name} : la carte enregistrée n'est pas sur la table. "
                            "Remettez-la, ou annulez."},
     "hold_likely": {"it": "Più probabili", "en": "Most likely", "fr": "Les plus probables"},
-    "hold_others": {"it": "Altre carte possibili", "en": "Other possible cards",
-                    "fr": "Autres cartes possibles"},
+    "hold_other_card": {"it": "Un'altra carta", "en": "Another card",
+                        "fr": "Une autre carte"},
+    "hold_name_it": {"it": "È questa", "en": "This is it", "fr": "C'est celle-ci"},
+    "pick_not_possible": {"it": "{card}: questa carta non può essere lì ora.",
+                          "en": "{card}: that card cannot be there now.",
+                          "fr": "{card} : cette carte ne peut pas être là maintenant."},
+    "pick_too_many": {"it": "Troppe carte rifiutate per questa: raddrizzala, o sollevala "
+                            "e posala di nuovo.",
+                      "en": "Too many cards refused for this one: straighten it, or lift it "
+                            "and lay it again.",
+                      "fr": "Trop de cartes refusées pour celle-ci : redressez-la, ou "
+                            "soulevez-la et reposez-la."},
+    "pick_bad_card": {"it": "Scegli un valore e un seme.", "en": "Choose a rank and a suit.",
+                      "fr": "Choisissez une valeur et une couleur."},
+    # French-suited decks: the same codes (d c s b, 8 9 10) under their own names.
+    "fsuit_d": {"it": "quadri", "en": "diamonds", "fr": "carreau"},
+    "fsuit_c": {"it": "cuori", "en": "hearts", "fr": "cœur"},
+    "fsuit_s": {"it": "picche", "en": "spades", "fr": "pique"},
+    "fsuit_b": {"it": "fiori", "en": "clubs", "fr": "trèfle"},
+    "frank_8": {"it": "Jack", "en": "Jack", "fr": "Valet"},
+    "frank_9": {"it": "Donna", "en": "Queen", "fr": "Dame"},
+    "frank_10": {"it": "Re", "en": "King", "fr": "Roi"},
     "hold_unlock": {"it": "Sblocca con il PIN per indicarla.",
                     "en": "Unlock with the PIN to pick it.",
                     "fr": "Déverrouillez avec le PIN pour la choisir."},
@@ -285,9 +307,24 @@ def translate(lang: str, key: str, **values: object) -> str:
     return text.format(**values) if values else text
 
 
+def card_name(lang: str, code: str, french: bool = False) -> str:
+    """A card code in words ("6 di coppe", "Queen of hearts"); the code itself when it
+    is not one."""
+    m = re.fullmatch(r"(10|[1-9])([dcsb])", code.strip().lower())
+    if m is None:
+        return code
+    rank, suit = int(m.group(1)), m.group(2)
+    ranks = ("frank_", "rank_") if french else ("rank_",)
+    word = next((translate(lang, f"{p}{rank}") for p in ranks if f"{p}{rank}" in MESSAGES),
+                str(rank))
+    suit_word = translate(lang, ("fsuit_" if french else "suit_") + suit)
+    return f"{word} {translate(lang, 'of')} {suit_word}"
+
+
 def catalogue(lang: str) -> dict[str, str]:
     """Every message in one language, for the live page's script."""
     return {key: entry.get(lang) or entry[DEFAULT] for key, entry in MESSAGES.items()}
 
 
-__all__ = ["LANGUAGES", "MESSAGES", "pick_language", "translate", "catalogue", "RANK_LABELS"]
+__all__ = ["LANGUAGES", "MESSAGES", "pick_language", "translate", "catalogue", "RANK_LABELS",
+           "card_name"]

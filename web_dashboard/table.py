@@ -16,7 +16,7 @@ from flask import (
     url_for,
 )
 
-from web_dashboard.i18n import LANGUAGES, RANK_LABELS, catalogue, translate
+from web_dashboard.i18n import LANGUAGES, RANK_LABELS, card_name, catalogue, translate
 from web_dashboard.qr import lan_address, qr_svg
 from web_dashboard.security import csrf_token, require_pin_form, safe_next, unlocked
 
@@ -85,7 +85,10 @@ DONE = {"new_hand": "done_new_hand", "undo": "done_undo", "event": "done_event",
 
 
 def _submit(kind: str, **args):
-    result = hub().submit(kind, **args)
+    return _flash_result(kind, hub().submit(kind, **args))
+
+
+def _flash_result(kind: str, result: dict):
     if result.get("accepted"):
         flash(translate(g.lang, DONE[kind]), "ok")
     else:
@@ -125,17 +128,34 @@ def correction():
     return _submit("event", event=event)
 
 
+# A refused pick in the phone's language; none of them says where a card is.
+PICK_REFUSALS = {"not_possible": "pick_not_possible", "too_many": "pick_too_many",
+                 "bad_card": "pick_bad_card"}
+
+
 @bp.post("/table/pick")
 @require_pin_form
 def pick():
-    """A card the table holds, named on a phone from the possible cards."""
+    """A card the table holds, named on a phone: one of the camera's likely cards, or any
+    card from the rank and suit chooser (the server checks it can be there)."""
     f = request.form
-    card = f.get("card", "").strip()
-    if f.get("zone") == "briscola":
-        return _submit("pick", zone="briscola", card=card)
-    try:
-        seat = int(f.get("seat", ""))
-    except ValueError:
-        flash("the seat must be a number", "error")
+    card = f.get("card", "").strip() or f"{f.get('rank', '').strip()}{f.get('suit', '').strip()}"
+    if not card:
+        flash(translate(g.lang, "pick_bad_card"), "error")
         return redirect(url_for("table.live"))
-    return _submit("pick", seat=seat, card=card)
+    if f.get("zone") == "briscola":
+        args: dict = {"zone": "briscola"}
+    else:
+        try:
+            args = {"seat": int(f.get("seat", ""))}
+        except ValueError:
+            flash("the seat must be a number", "error")
+            return redirect(url_for("table.live"))
+    result = hub().submit("pick", card=card, **args)
+    key = PICK_REFUSALS.get(result.get("kind", ""))
+    if result.get("accepted") or key is None:
+        return _flash_result("pick", result)
+    match = hub().snapshot().get("match") or {}
+    name = card_name(g.lang, card, french=match.get("deck") == "french")
+    flash(translate(g.lang, key, card=name), "error")
+    return redirect(url_for("table.live"))

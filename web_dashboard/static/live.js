@@ -171,22 +171,50 @@
     detail.title = v.message;
   }
 
-  // Cards the table holds: which seat, why, and (unlocked) a picker of the possible
-  // cards, the most likely first. Each pick is a small PIN-protected form.
-  function pickForm(hold, code, big) {
-    const form = el("form", {method: "post", action: boot.pickUrl, class: "pick"});
+  // Cards the table holds: which seat, why, and (unlocked) the camera's few likely
+  // cards, then a plain rank + suit chooser over the whole deck. Never a list of the
+  // cards still possible: it would tell which are already in taken tricks.
+  function holdForm(hold, cls) {
+    const form = el("form", {method: "post", action: boot.pickUrl, class: cls});
     form.append(el("input", {type: "hidden", name: "csrf_token", value: boot.csrf}));
     if (hold.seat === null || hold.seat === undefined) {
       form.append(el("input", {type: "hidden", name: "zone", value: hold.zone}));
     } else {
       form.append(el("input", {type: "hidden", name: "seat", value: String(hold.seat)}));
     }
+    return form;
+  }
+
+  function pickForm(hold, code) {
+    const form = holdForm(hold, "pick");
     form.append(el("input", {type: "hidden", name: "card", value: code}));
-    const button = el("button", {type: "submit", class: big ? "pick-likely" : "pick-other",
+    const button = el("button", {type: "submit", class: "pick-likely",
                                  title: cardName(code), "data-card": code});
-    if (big) button.append(cardImg(code, "pick-card"));
-    else button.textContent = cardName(code);
+    button.append(cardImg(code, "pick-card"));
     form.append(button);
+    return form;
+  }
+
+  // The deck's own names: a French-suited deck has hearts and J/Q/K on the same codes.
+  function rankWord(rank) {
+    const french = state.match && state.match.deck === "french";
+    if (french && M["frank_" + rank]) return M["frank_" + rank];
+    return M["rank_" + rank] || String(rank);
+  }
+
+  function suitWord(suit) {
+    const french = state.match && state.match.deck === "french";
+    return french ? t("fsuit_" + suit) : boot.suits[suit];
+  }
+
+  function chooserForm(hold) {
+    const form = holdForm(hold, "pick-choose");
+    const rank = el("select", {name: "rank", "aria-label": t("rank")});
+    for (let r = 1; r <= 10; r++) rank.append(el("option", {value: String(r), text: rankWord(r)}));
+    const suit = el("select", {name: "suit", "aria-label": t("suit")});
+    for (const x of "dcsb") suit.append(el("option", {value: x, text: suitWord(x)}));
+    form.append(rank, el("span", {text: " " + t("of") + " "}), suit, " ",
+                el("button", {type: "submit", class: "pick-other", text: t("hold_name_it")}));
     return form;
   }
 
@@ -204,20 +232,14 @@
           item.append(el("p", {class: "muted"}, el("a", {href: "/unlock?next=/",
                                                          text: t("hold_unlock")})));
         } else {
-          if (h.likely.length) {
+          const likely = h.likely || [];
+          if (likely.length) {
             item.append(el("h3", {text: t("hold_likely")}));
             const row = el("div", {class: "pick-row"});
-            for (const code of h.likely) row.append(pickForm(h, code, true));
+            for (const code of likely) row.append(pickForm(h, code));
             item.append(row);
           }
-          if (h.others.length) {
-            const more = el("details", {open: h.likely.length ? null : "open"});
-            more.append(el("summary", {text: t("hold_others")}));
-            const row = el("div", {class: "pick-row"});
-            for (const code of h.others) row.append(pickForm(h, code, false));
-            more.append(row);
-            item.append(more);
-          }
+          item.append(el("h3", {text: t("hold_other_card")}), chooserForm(h));
         }
       }
       box.append(item);
