@@ -73,6 +73,8 @@ class IndicatorsConfig:
     buzzer: int | None = None
     buttons: Mapping[str, int] = field(default_factory=dict)
     bounce_ms: int = 50
+    long_press_ms: int = 2000  # CONFIRM/UNDO held this long: a long press (GPIO)
+    double_press_ms: int = 500  # the board's two presses this close: a long press
     serial_port: str | None = None
     baud: int = 115200
     ack_timeout_ms: int = 60
@@ -104,8 +106,9 @@ class IndicatorsConfig:
                      "rgb_leds": "rgb_leds", "active_high": "active_high", "buzzer": "buzzer",
                      "buttons": "buttons", "confirm_button": "confirm",
                      "undo_button": "undo", "new_hand_button": "new_hand",
-                     "bounce_ms": "bounce_ms"},
+                     "bounce_ms": "bounce_ms", "long_press_ms": "long_press_ms"},
             "serial": {"port": "serial_port", "baud": "baud",
+                       "double_press_ms": "double_press_ms",
                        "ack_timeout_ms": "ack_timeout_ms", "retries": "retries"},
         }
         kwargs: dict[str, Any] = {}
@@ -160,6 +163,8 @@ class IndicatorsConfig:
         if not isinstance(self.active_high, bool):
             raise ConfigError("gpio.active_high: must be true or false")
         _int(self.bounce_ms, "gpio.bounce_ms", 0, 1000)
+        _int(self.long_press_ms, "gpio.long_press_ms", 100, 10000)
+        _int(self.double_press_ms, "serial.double_press_ms", 100, 2000)
         used: dict[int, str] = {}
         if self.display == "i2c":
             used.update({2: "I2C SDA", 3: "I2C SCL"})

@@ -6,7 +6,9 @@ winner LED of the seat that took the last trick is on (in Briscola that seat
 also draws first and leads next); at the end of the hand the winner LEDs show
 who won it. RGB LEDs mix the same: blue turn, green trick/hand winner (cyan
 when both), red the seat of a violation. The buzzer beeps twice on each new
-violation. Without a Pi, ``make_pin_factory`` picks gpiozero's ``MockFactory``.
+violation. CONFIRM and UNDO also tell a long press (``long_press_ms``, gpiozero's
+hold detection): reported as ``confirm_long`` / ``undo_long``, their short press on
+release. Without a Pi, ``make_pin_factory`` picks gpiozero's ``MockFactory``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from .buttons import LONG_BUTTONS
 from .config import IndicatorsConfig
 from .table_state import OUTCOME_NONE, TableState
 
@@ -71,24 +74,59 @@ class GpioIndicators:
         self.buttons = {}
         for name, pin in config.buttons.items():
             b = Button(pin, pull_up=True, bounce_time=config.bounce_ms / 1000 or None,
-                       pin_factory=f)
-            b.when_pressed = self._pressed(name)
+                       hold_time=config.long_press_ms / 1000, pin_factory=f)
+            if name in LONG_BUTTONS:
+                b.when_pressed, b.when_held, b.when_released = self._long_capable(name)
+            else:
+                b.when_pressed = self._pressed(name)
             self.buttons[name] = b
         self._state: TableState | None = None
 
-    def _pressed(self, name: str) -> Callable[[], None]:
+    def _emit(self, name: str) -> None:
+        if self.on_button is not None:
+            self.on_button(name)
+
+    def _debounced(self) -> Callable[[], bool]:
         # A lockout on top of the driver's bounce_time: some pin drivers (and the
         # mock) do not filter, and a doubled "undo" would take back two events.
         last = [-1e9]
 
-        def fire() -> None:
+        def fresh() -> bool:
             now = time.monotonic()
             if now - last[0] < self.config.bounce_ms / 1000:
-                return
+                return False
             last[0] = now
-            if self.on_button is not None:
-                self.on_button(name)
+            return True
+        return fresh
+
+    def _pressed(self, name: str) -> Callable[[], None]:
+        fresh = self._debounced()
+
+        def fire() -> None:
+            if fresh():
+                self._emit(name)
         return fire
+
+    def _long_capable(self, name: str) -> tuple[Callable[[], None], ...]:
+        """CONFIRM and UNDO: the short press is reported on release (only then is it
+        known not to be a long one), the long press once held for ``long_press_ms``;
+        never both for one press."""
+        fresh = self._debounced()
+        press = {"live": False, "held": False}
+
+        def pressed() -> None:
+            press["live"], press["held"] = fresh(), False
+
+        def held() -> None:
+            if press["live"] and not press["held"]:
+                press["held"] = True
+                self._emit(f"{name}_long")
+
+        def released() -> None:
+            if press["live"] and not press["held"]:
+                self._emit(name)
+            press["live"] = False
+        return pressed, held, released
 
     def show(self, state: TableState) -> None:
         prev, self._state = self._state, state

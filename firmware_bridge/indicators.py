@@ -5,7 +5,8 @@ configured outputs (GPIO LEDs/buzzer, the board over serial, a display); the
 referee knows nothing about pins or ports. Call the plain methods, or hand it
 each referee ``Decision`` with ``apply``. Buttons from the GPIO and from the
 board arrive at the callbacks registered with ``on_button`` as "confirm",
-"undo" or "new_hand".
+"undo" or "new_hand", and as "confirm_long" / "undo_long" for a long press (held
+on the Pi's buttons; pressed twice on the board's, see ``firmware_bridge.buttons``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class Indicators:
         self._state = BLANK.replace(brightness=brightness)
         self._buttons: list[Callable[[str], None]] = []
         self.link = None  # the BoardLink, when there is one
+        self._double: Any = None  # the board's double presses, when there is a board
         # Callers may come from button callbacks (gpiozero's and the link's threads)
         # as well as the controller's: one change and its fan-out at a time.
         self._lock = threading.RLock()
@@ -66,10 +68,20 @@ class Indicators:
             self.outputs.append(GpioIndicators(config, pin_factory=pin_factory,
                                                on_button=self._button))
         if config.serial_port:
+            from .buttons import DoublePress
             from .link import BoardLink
+            from .protocol import CAP_LONG_PRESS
+
+            def long_capable() -> bool:
+                info = self.link.info if self.link is not None else None
+                return info is not None and bool(info.caps & CAP_LONG_PRESS)
+
+            # The board reports presses only: a double press is its long press.
+            self._double = DoublePress(self._button, config.double_press_ms / 1000,
+                                       passthrough=long_capable)
             self.link = BoardLink(config.serial_port, config.baud,
                                   ack_timeout=config.ack_timeout_ms / 1000,
-                                  retries=config.retries, on_button=self._button).start()
+                                  retries=config.retries, on_button=self._double).start()
             self.outputs.append(self.link)
         backend = config.display_backend
         if backend == "image":
@@ -137,6 +149,8 @@ class Indicators:
         return seat
 
     def close(self) -> None:
+        if self._double is not None:
+            self._double.close()
         for out in self.outputs:
             try:
                 out.close()

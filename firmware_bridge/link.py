@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .protocol import (
+    BUTTON_LONG,
     BUTTON_NAMES,
     PROTOCOL_VERSION,
     BoardHeartbeat,
@@ -561,6 +562,8 @@ class BoardLink:
         except ValueError:
             self.stats.bad_payload += 1
             return
+        if payload[1] == BUTTON_LONG:
+            name += "_long"
         self.stats.buttons += 1
         self._events.put(name)
 

@@ -67,10 +67,17 @@ class Button(enum.IntEnum):
 
 BUTTON_NAMES = {Button.CONFIRM: "confirm", Button.UNDO: "undo", Button.NEW_HAND: "new_hand"}
 
+# BUTTON's event byte. Today's firmware sends presses only (the host tells a long press
+# by a double press); a firmware with CAP_LONG_PRESS sends a short press on release and
+# LONG once the button has been held for 2 s (see hardware/PROTOCOL.md).
+BUTTON_PRESS = 1
+BUTTON_LONG = 3
+
 # Capability bits in HELLO_REPLY.
 CAP_RING = 0x01
 CAP_DISPLAY = 0x02
 CAP_BUTTONS = 0x04
+CAP_LONG_PRESS = 0x08  # reserved: the board reports long presses itself (BUTTON_LONG)
 
 
 class FrameError(ValueError):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_controller.buttons import attach as attach_buttons
 from table_controller.config import Config
 from table_controller.controller import Controller, HubOutput, IndicatorsOutput
 from table_controller.referee import Referee
@@ -117,11 +118,11 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
         if changes:
             ind_config = replace(ind_config, **changes)
         indicators = Indicators.from_config(ind_config, pin_factory=pin_factory)
-        indicators.on_button(lambda name: controller.command(
-            {"new_hand": "new_hand", "undo": "undo", "confirm": "confirm"}[name]))
+        # Buttons name held and misread cards too (long presses): table_controller.buttons.
+        naming = attach_buttons(controller, indicators, ind_config)
         table.indicators = indicators
         table._closers.append(indicators.close)
-        controller.outputs.append(IndicatorsOutput(indicators))
+        controller.outputs.append(IndicatorsOutput(indicators, naming=naming))
     except Exception as exc:
         table.notes.append(f"indicators not available: {exc}")
 

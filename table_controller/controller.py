@@ -59,17 +59,25 @@ class ControllerStats:
 
 
 class IndicatorsOutput:
-    """Adapts ``firmware_bridge.Indicators`` (``apply(decision, hand)``) to :class:`Output`."""
+    """Adapts ``firmware_bridge.Indicators`` (``apply(decision, hand)``) to :class:`Output`.
+    With ``naming`` (``table_controller.buttons.ButtonNaming``) the display's text is
+    the buttons' question about a held card, or the correction under way."""
 
-    def __init__(self, indicators: Any) -> None:
+    def __init__(self, indicators: Any, naming: Any = None) -> None:
         self.indicators = indicators
+        self.naming = naming
 
     def publish(self, referee: Referee, decision: Decision | None) -> None:
         if decision is not None:
             self.indicators.apply(decision, referee.hand)
+        if self.naming is not None and self.naming.on_decision(decision):
+            self.naming.refresh()
 
     def show_holds(self, referee: Referee, holds: list[Any]) -> None:
-        self.indicators.text(*hold_lines(holds))
+        if self.naming is not None:
+            self.naming.refresh(holds)
+        else:
+            self.indicators.text(*hold_lines(holds))
 
 
 class HubOutput:

@@ -70,6 +70,12 @@ def test_a_hand_on_every_output_and_a_cable_pulled_mid_hand(tmp_path):
             assert "GpioIndicators" in status["outputs"]
             # buttons: from the board and from the Pi's GPIO, one stream
             emu.press(0)
-            factory.pin(config.buttons["undo"]).drive_low()
+            undo = factory.pin(config.buttons["undo"])
+            undo.drive_low()
+            undo.drive_high()  # a short press, told from a long one on release
             assert wait(lambda: sorted(pressed) == ["confirm", "undo"]), pressed
+            # The board reports presses only: its double press is the long press.
+            emu.press(1)
+            emu.press(1)
+            assert wait(lambda: pressed[2:] == ["undo_long"]), pressed
     assert emu.exit_codes == [0, 0]

@@ -1,0 +1,228 @@
+"""Naming a card from the table's three buttons: a held card, or a misread one.
+
+With only CONFIRM, UNDO and NEW_HAND, naming must be hard to do by accident:
+
+- **A held card** (the camera could not name it) with likely cards: the display
+  asks ``P2: 6c?`` (P1 is seat 0). UNDO steps to the next likely card (there are at
+  most four: the camera's, only those the rules allow); a *long* CONFIRM names the
+  one shown. A short CONFIRM does nothing. A hold without likely cards is named on
+  the phone, and the buttons keep their usual meaning (UNDO takes back).
+- **A misread card**: a *long* UNDO, outside a hold, opens ``Fix P2: 7c->6c?`` for
+  the last card played. UNDO steps through the cards it is most often mistaken for
+  (the same suit, the nearest ranks: a 6 for a 7); a long CONFIRM corrects it; a long
+  UNDO, NEW_HAND, an event from the camera or ``idle_s`` without a press leaves it.
+  The cards offered do not depend on what has been played (a list filtered by the
+  rules would tell which cards are gone); one that cannot be there is refused with
+  the one line the phone gives, and nothing is sent to the referee.
+
+A long press is a press held for 2 s on the Pi's buttons, a double press on the
+board's (``firmware_bridge.buttons``). Every naming goes through the controller, as
+the phone's pick and correct do (refereed, stored, then shown); this object runs on
+the controller's thread, as its ``button`` command.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from table_controller.cards import Card
+
+ALTERNATIVES = 4  # cards offered for a misread one
+IDLE_S = 30.0  # a correction left this long without a press is abandoned
+
+
+def lookalikes(code: str, n: int = ALTERNATIVES) -> tuple[str, ...]:
+    """The cards ``code`` is most often read for: the same suit, a number card's nearest
+    numbers first (the lower one first: a 7 offers 6, 5, 4, 3), a figure's figures."""
+    card = Card.parse(code)
+    figure = card.rank >= 8  # a number card is mistaken for one with a pip more or less
+    ranks = sorted((r for r in range(1, 11) if r != card.rank),
+                   key=lambda r: ((r >= 8) != figure, abs(r - card.rank), r))
+    return tuple(f"{r}{card.suit.value}" for r in ranks[:n])
+
+
+def _who(seat: int | None) -> str:
+    return "Briscola" if seat is None else f"P{seat + 1}"
+
+
+class ButtonNaming:
+    """See the module docstring. ``hold_lines`` draws a hold without likely cards;
+    ``show`` puts lines on the display (``Indicators.text``)."""
+
+    def __init__(self, controller: Any, show: Callable[..., None],
+                 hold_lines: Callable[[list[Any]], tuple[str, ...]], *,
+                 long_hint: str = "hold OK: name it", idle_s: float = IDLE_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.controller = controller
+        self.show = show
+        self.hold_lines = hold_lines
+        self.long_hint = long_hint
+        self.idle_s = idle_s
+        self.clock = clock
+        self._hold_key: tuple | None = None  # the hold being answered, and its position
+        self._index = 0
+        self.fixing: dict[str, Any] | None = None  # seat, was, options, index
+        self._last_press = 0.0
+        self.notice: str | None = None  # one line after a refusal, until the next press
+
+    # -- what the display shows -----------------------------------------------------
+
+    def _holds(self) -> list[Any]:
+        holds = getattr(self.controller.tracker, "holds", None)
+        return list(holds.values()) if holds else []
+
+    def _asking(self, holds: list[Any]) -> Any | None:
+        """The hold the buttons answer: the first one with likely cards."""
+        return next((h for h in holds if h.likely), None)
+
+    def lines(self, holds: list[Any] | None = None) -> tuple[str, ...]:
+        holds = self._holds() if holds is None else holds
+        if self.fixing is not None and self.clock() - self._last_press > self.idle_s:
+            self.fixing = None
+        out: list[str] = [self.notice] if self.notice else []
+        if self.fixing is not None:
+            f = self.fixing
+            out += [f"Fix {_who(f['seat'])}: {f['was']}->{f['options'][f['index']]}?",
+                    f"UNDO: next {f['index'] + 1}/{len(f['options'])}", self.long_hint,
+                    "hold UNDO: cancel"]
+            return tuple(out[:4])
+        hold = self._asking(holds)
+        if hold is None:
+            self._hold_key = None
+            return tuple(out + list(self.hold_lines(holds)))[:4]
+        key = (hold.zone, hold.t)
+        if key != self._hold_key:
+            self._hold_key, self._index = key, 0
+        self._index %= len(hold.likely)
+        more = len(holds) - 1
+        out += [f"{_who(hold.seat)}: {hold.likely[self._index]}?",
+                f"UNDO: next {self._index + 1}/{len(hold.likely)}", self.long_hint]
+        if more:
+            out.append(f"(+{more} more)")
+        return tuple(out[:4])
+
+    def refresh(self, holds: list[Any] | None = None) -> None:
+        self.show(*self.lines(holds))
+
+    def on_decision(self, decision: Any) -> bool:
+        """An accepted event changes the last card played: a correction under way is
+        left (it would name the wrong card). True when the display must be redrawn."""
+        if decision is not None and decision.accepted and self.fixing is not None:
+            self.fixing = None
+            return True
+        return False
+
+    # -- the buttons ----------------------------------------------------------------
+
+    def press(self, name: str) -> dict[str, Any]:
+        """One gesture: confirm, confirm_long, undo, undo_long, new_hand; ``idle`` is
+        the timer's check that a correction has waited too long."""
+        now = self.clock()
+        if name == "idle":
+            if self.fixing is not None and now - self._last_press >= self.idle_s:
+                self.fixing = None
+                self.refresh()
+            return {"accepted": True, "message": "ok"}
+        if self.fixing is not None and now - self._last_press > self.idle_s:
+            self.fixing = None
+        self._last_press = now
+        self.notice = None
+        try:
+            if self.fixing is not None:
+                return self._fixing(name)
+            hold = self._asking(self._holds())
+            if hold is not None and name in ("undo", "confirm", "confirm_long"):
+                return self._answer(hold, name)
+            if name == "undo_long":
+                return self._open_fix()
+            if name in ("confirm", "undo", "new_hand"):
+                return self.controller.execute(name, {})
+            return {"accepted": False, "message": f"{name}: nothing to do now"}
+        finally:
+            self.refresh()
+
+    def _answer(self, hold: Any, name: str) -> dict[str, Any]:
+        self.lines()  # the position belongs to the hold shown
+        if name == "undo":
+            self._index = (self._index + 1) % len(hold.likely)
+            return {"accepted": True, "message": "next card"}
+        if name == "confirm":
+            return {"accepted": False, "message": "hold CONFIRM to name the card"}
+        card = hold.likely[self._index]
+        args: dict[str, Any] = {"card": card}
+        if hold.seat is None:
+            args["zone"] = hold.zone
+        else:
+            args["seat"] = hold.seat
+        result = self.controller.execute("pick", args)
+        if not result.get("accepted"):
+            self.notice = f"{_who(hold.seat)}: {card} refused"
+        return result
+
+    def _open_fix(self) -> dict[str, Any]:
+        referee = self.controller.referee
+        hand = referee.hand if referee is not None else None
+        last = None
+        if hand is not None and not hand.is_over():
+            plays = [*hand.table, *hand.current] or (
+                list(hand.tricks[-1].plays) if hand.tricks else [])
+            last = plays[-1] if plays else None
+        if last is None:
+            self.notice = "Nothing to correct"
+            return {"accepted": False, "message": "no card has been played this hand"}
+        was = str(last.card)
+        self.fixing = {"seat": last.seat, "was": was, "options": lookalikes(was), "index": 0}
+        # Left alone, the correction is abandoned: the check runs on the controller's
+        # thread like every button.
+        timer = threading.Timer(self.idle_s + 0.05, self.controller.command, ("button",),
+                                {"args": {"name": "idle"}})
+        timer.daemon = True
+        timer.start()
+        return {"accepted": True, "message": f"correcting P{last.seat + 1}'s {was}"}
+
+    def _fixing(self, name: str) -> dict[str, Any]:
+        f = self.fixing
+        assert f is not None
+        if name == "undo":
+            f["index"] = (f["index"] + 1) % len(f["options"])
+            return {"accepted": True, "message": "next card"}
+        if name in ("undo_long", "new_hand"):
+            self.fixing = None
+            return {"accepted": True, "message": "correction left"}
+        if name == "confirm":
+            return {"accepted": False, "message": "hold CONFIRM to correct the card"}
+        card = f["options"][f["index"]]
+        tracker = self.controller.tracker
+        zone = getattr(tracker, "seat_zones", {}).get(f["seat"])
+        possible = tracker.possible(zone) if zone is not None else None
+        if possible is not None and card not in possible:
+            # The rules rule it out: one line that says nothing of where the card is,
+            # and nothing reaches the referee (its refusal would say "already played").
+            self.notice = f"{card} can't be there"
+            return {"accepted": False, "kind": "not_possible",
+                    "message": "that card cannot be there now"}
+        self.fixing = None
+        result = self.controller.execute("correct", {"seat": f["seat"], "card": card,
+                                                     "was": f["was"]})
+        if not result.get("accepted"):
+            self.notice = f"{card}: refused"
+        return result
+
+
+def attach(controller: Any, indicators: Any, config: Any, **kwargs: Any) -> ButtonNaming:
+    """Wire the table's buttons (``firmware_bridge.Indicators``, configured by ``config``,
+    an ``IndicatorsConfig``) to the controller through a :class:`ButtonNaming`, which
+    also draws the display's questions. Returns it; the caller adds the output
+    ``IndicatorsOutput(indicators, naming=...)``."""
+    from table_controller.controller import hold_lines
+
+    hint = "hold OK: name it"
+    if config.serial_port:  # the board tells a long press by a double press
+        hint = "hold/2x OK: name it" if config.buttons else "OK twice: name it"
+    naming = ButtonNaming(controller, indicators.text, hold_lines, long_hint=hint, **kwargs)
+    controller.handlers["button"] = naming.press
+    indicators.on_button(lambda name: controller.command("button", {"name": name}))
+    return naming
