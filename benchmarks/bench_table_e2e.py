@@ -9,8 +9,9 @@ indicators on gpiozero's MockFactory. Printed per configuration and in total:
   violation is "not staged" and counted by kind;
 - holds: cards the tracker held for confirmation (count against the figure), or, while
   the tracker has no holds, the faces that lay still and unnamed (what a hold would be);
-  a simulated player answers each hold on the phone with the true card after 2 s, so
-  that one held card does not derail the rest of the match (``--no-answer``: nobody does);
+  a simulated player answers each hold on the phone with the true card
+  (``--answer-after FRAMES``, default 5; ``--no-answer``: nobody does). The bots do not
+  wait for a held card: an answer slower than the next play comes too late;
 - placement-to-LED latency: from the frame where a card comes to rest to the moment the
   turn LED changed for it (frame delay at 30 fps plus processing time), median and p95;
 - frames per second processed by the controller (rendering excluded), one thread;
@@ -191,7 +192,7 @@ class _Player:
 
 def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, oracle: bool,
                faults: tuple[str, ...], recognizer, mock_factory, faces=None,
-               answer_after: int | None = 60) -> dict:
+               answer_after: int | None = 5) -> dict:
     from firmware_bridge.config import IndicatorsConfig
     from firmware_bridge.indicators import Indicators
     from table_controller.controller import Controller, IndicatorsOutput
@@ -406,7 +407,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=100)
     ap.add_argument("--no-answer", action="store_true",
                     help="nobody answers a held card (by default a player picks the true "
-                         "card on the phone 2 s after the hold; it still counts against)")
+                         "card on the phone; the hold still counts against the hand)")
+    ap.add_argument("--answer-after", type=int, default=5, metavar="FRAMES",
+                    help="frames from a hold to the player's pick (default 5)")
     args = ap.parse_args()
     import cv2
 
@@ -448,7 +451,7 @@ def main() -> int:
         for i, (players, variants, faults) in enumerate(configs):
             r = run_config(players, variants, per, args.seed + i, args.oracle, faults,
                            recognizer, MockFactory(pin_class=MockPWMPin), faces,
-                           None if args.no_answer else 60)
+                           None if args.no_answer else args.answer_after)
             label = (f"{name:10s} {players} players {'+'.join(variants) or 'plain':10s} "
                      f"faults {'+'.join(faults) or '-':22s}")
             if i == 0 and faces is not None:

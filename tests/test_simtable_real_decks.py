@@ -29,9 +29,9 @@ DECKS = Path(__file__).resolve().parents[1].parent / "shared" / "decks"
 NOT_YET = {
     # Measured with the embedding recognizer of the time (see the issue 10 report).
     "toscane": "French suits: spades and clubs of a rank differ by less than the "
-               "recognizer's margin, so they stay unknown, a play is missed, the hand derails",
+               "recognizer's margin: they stay unknown (held), the hand derails",
     "french": "French suits: spades and clubs of a rank differ by less than the "
-              "recognizer's margin, so they stay unknown, a play is missed, the hand derails",
+              "recognizer's margin: they stay unknown (held), the hand derails",
     "triestine": "cards are 1.8 times as long as wide; the observer looks for the mat's "
                  "nominal 89x58 mm card (ratio 1.30-1.76), so no played card is found",
 }
