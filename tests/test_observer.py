@@ -24,6 +24,9 @@ class StubRecognizer:
         self.asked += len(embeddings)
         return [Identity("1d", 0.99, 0.9, 0.5, False) for _ in embeddings]
 
+    def identify(self, patches, half_covered=False, allowed=None):
+        return self.identify_embeddings(self.embedder(patches))
+
 
 def test_cards_zones_and_hands_on_rendered_frames():
     sim = SimulatedTable(players=2, seed=2, pace="fast", hands=1, bumps=False)

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibrator
-from vision.deck import BACK, EnrolledDeck
+from vision.deck import BACK
 from vision.deck_art import CARD_H_MM, CARD_W_MM
 from vision.detect import (
     find_cards_on_mat,
@@ -36,8 +36,9 @@ from vision.detect import (
 )
 from vision.embed import PATCH_H, PATCH_W
 from vision.mat import MatLayout, Zone, draw_mat
-from vision.recognize import Identity, Recognizer
+from vision.recognize import Recognizer
 from vision.tracker import UNKNOWN, FrameObs, Tracker, ZoneObs
+from vision.verify import FaceTemplates
 
 
 @dataclass
@@ -48,7 +49,6 @@ class ObserverStats:
     broken: int = 0  # frames dropped: not an image
     calibrations: int = 0
     recognitions: int = 0  # card patches sent to the network
-    reread: int = 0  # impossible cards read again as a possible one
 
 
 def _zone_mask(zone: Zone, size: tuple[int, int], px_per_mm: float) -> np.ndarray:
@@ -63,8 +63,8 @@ class TableObserver:
     def __init__(self, layout: MatLayout, recognizer: Recognizer, seat_zones: dict[int, str],
                  *, px_per_mm: float = 1.25, calibrate_every: int = 45,
                  briscola_hint: Callable[[], Sequence[str]] | None = None,
-                 unlikely: Callable[[str], set[str]] | None = None,
-                 reread_gap: float = 0.08, unchanged_level: float = 6.0) -> None:
+                 possible: Callable[[str], set[str] | None] | None = None,
+                 unchanged_level: float = 6.0) -> None:
         self.layout = layout
         self.recognizer = recognizer
         # Cards are found at a low resolution (cheap); they are named from the camera
@@ -73,9 +73,8 @@ class TableObserver:
         self.cal = Calibrator(layout, px_per_mm)
         self.calibrate_every = calibrate_every
         self.briscola_hint = briscola_hint
-        self.unlikely = unlikely  # zone -> cards the referee rules out there
-        self.reread_gap = reread_gap
-        self._subdecks: dict[frozenset, Recognizer] = {}
+        # zone -> the cards that can honestly lie there (the rules' help); None: any.
+        self.possible = possible
         self.unchanged_level = unchanged_level
         self.stats = ObserverStats()
         self.zone_names = [*seat_zones.values(), "briscola"]
@@ -98,6 +97,14 @@ class TableObserver:
                               for n in self.zone_names}
         vis = cv2.subtract(self._zone_masks["briscola"], self._zone_masks["stock"])
         self._briscola_visible = vis
+        # Where the briscola sticks out from under the stock (its zone, grown by a few mm
+        # for a card laid a little off), and which way is out.
+        grown = cv2.dilate(self._zone_masks["briscola"], self._kernel(8))
+        self._briscola_outside = cv2.subtract(grown, cv2.dilate(self._zone_masks["stock"],
+                                                                 self._kernel(2)))
+        out = np.array(layout.zones["briscola"].center) - np.array(layout.zones["stock"].center)
+        self._briscola_out = (out / (np.linalg.norm(out) + 1e-9)).astype(np.float32)
+        self._halves: dict[int, FaceTemplates] = {}
         self._briscola_visible_px = max(1, int(np.count_nonzero(vis)))
         self._stock_px = max(1, int(np.count_nonzero(self._zone_masks["stock"])))
         # Markers, their white margins and printed labels are "not mat" but not hands.
@@ -256,7 +263,7 @@ class TableObserver:
             # The same card lying (nearly) where it was: its name is known.
             if cached is not None and float(np.abs(cached[0] - key).max()) < 2.5:
                 o = cached[1]
-                zones[name] = ZoneObs(o.content, center, hidden, o.confidence)
+                zones[name] = ZoneObs(o.content, center, hidden, o.confidence, o.candidates)
             elif hidden:
                 zones[name] = ZoneObs(UNKNOWN, center, True)  # named once the hand goes
             else:
@@ -266,43 +273,16 @@ class TableObserver:
             patches = np.stack([warp_card(frame, self._to_image(q.corners))
                                 for _, q, _ in todo])
             self.stats.recognitions += len(todo)
-            embeddings = self.recognizer.embedder(patches)
-            idents = self.recognizer.identify_embeddings(embeddings)
-            for (name, _q, key), ident, emb in zip(todo, idents, embeddings, strict=True):
-                ident = self._plausible(name, ident, emb)
+            allowed = [self.possible(name) if self.possible else None for name, _, _ in todo]
+            idents = self.recognizer.identify(patches, allowed=allowed)
+            for (name, _q, key), ident in zip(todo, idents, strict=True):
                 content = ident.card if ident.card is not None else UNKNOWN
                 o = zones[name]
-                zones[name] = ZoneObs(content, o.center, o.hidden, ident.confidence)
+                zones[name] = ZoneObs(content, o.center, o.hidden, ident.confidence,
+                                      ident.candidates if ident.card is None else ())
                 if not o.hidden:
                     self._cache[name] = (key, zones[name])
         return FrameObs(t, zones, hands_from)
-
-    def _plausible(self, zone: str, ident: Identity, emb: np.ndarray) -> Identity:
-        """A card the referee says cannot turn up here (already played, face up under the
-        stock, not in this deck) is more likely a misreading of a card that can, when one
-        comes nearly as close; a genuine duplicate stays far ahead of every other card and
-        is reported as it is, so that the referee can say so."""
-        if self.unlikely is None or ident.card is None or ident.card == BACK:
-            return ident
-        unlikely = self.unlikely(zone)
-        if ident.card not in unlikely:
-            return ident
-        deck = self.recognizer.deck
-        keep = np.array([str(x) not in unlikely for x in deck.labels])
-        if not keep.any():
-            return ident
-        sub = self._subdecks.get(frozenset(unlikely))
-        if sub is None:
-            sub = Recognizer(EnrolledDeck(deck.embeddings[keep], deck.labels[keep],
-                                          deck.model_sha, deck.name, deck.ratio),
-                             self.recognizer.embedder, self.recognizer.threshold,
-                             self.recognizer.margin)
-            self._subdecks = {frozenset(unlikely): sub}  # one at a time: it changes per play
-        alt = sub.identify_embeddings(emb[None])[0]
-        if alt.card is not None and ident.similarity - alt.similarity < self.reread_gap:
-            self.stats.reread += 1
-            return alt
-        return ident
 
     def _zone_quads(self, notmat: np.ndarray, found: list) -> list:
         """Cards of play zones where none was found: cards laid close together touch and
@@ -349,60 +329,80 @@ class TableObserver:
         if covered < 0.6:
             return ZoneObs(None, None, hidden)  # no card lies there
         hint = list(self.briscola_hint()) if self.briscola_hint else []
-        if hidden or not hint:
+        faces = self.recognizer.deck.faces() if hasattr(self.recognizer, "deck") else {}
+        if hidden or not hint or not faces:
             return ZoneObs(UNKNOWN, None, hidden)
         zone = self.layout.zones["briscola"]
-        deck = self.recognizer.deck
-        # Compared with the deck's faces half hidden under its own back, as the stock
-        # hides it; a deck enrolled without its back is compared with whole faces, the
-        # hidden half blanked.
-        half_refs = deck.covered_embeddings is not None
-        patch = self._visible_half(frame, zone, blank=not half_refs)
-        key = ("half", tuple(hint), int(patch.mean()))
+        center = tuple(float(c) for c in zone.center)
+        found = self._visible_part(frame, notmat)
+        if found is None:
+            return ZoneObs(UNKNOWN, center, hidden)
+        strip, rows = found
+        key = ("half", tuple(hint), rows, int(strip.mean()))
         cached = self._cache.get("briscola-half")
-        if cached is not None and cached[0][:2] == key[:2] and abs(cached[0][2] - key[2]) < 6:
+        if cached is not None and cached[0][:3] == key[:3] and abs(cached[0][3] - key[3]) < 6:
             return cached[1]
         self.stats.recognitions += 1
-        emb = self.recognizer.embedder(patch[None])[0]
-        refs, labels = (deck.covered_embeddings, deck.covered_labels) if half_refs else (
-            deck.embeddings, deck.labels)
-        scores = {}
-        for code in hint:
-            sel = labels == code
-            if np.any(sel):
-                scores[code] = float(np.max(refs[sel] @ emb))
-        if not scores:
-            return ZoneObs(UNKNOWN, None, hidden)
-        ranked = sorted(scores.items(), key=lambda kv: -kv[1])
-        best, sim = ranked[0]
-        gap = sim - ranked[1][1] if len(ranked) > 1 else sim
-        # The card lying there (hint[0]) stays unless another is clearly better.
-        content = best if gap >= (0.02 if best == hint[0] else 0.06) else UNKNOWN
-        center = tuple(float(v) for v in zone.center)
-        obs = ZoneObs(content, center, hidden, round(sim, 4))
+        # Only the cards that may lie there compete (the briscola, and the 7 and 2 of
+        # trump a swap puts there); two of them that show the same part stay unknown.
+        templates = self._halves.get(rows)
+        if templates is None:
+            templates = self._halves[rows] = half_templates(faces, rows)
+        v = templates.match(strip, hint)
+        if v.card is not None:
+            obs = ZoneObs(v.card, center, hidden, round(v.similarity, 4))
+        else:
+            ranked = tuple(c for c in v.ranked if c in hint) or tuple(hint)
+            obs = ZoneObs(UNKNOWN, center, hidden, round(v.similarity, 4), ranked)
         self._cache["briscola-half"] = (key, obs)
         return obs
 
-    def _visible_half(self, frame: np.ndarray, zone: Zone, blank: bool) -> np.ndarray:
-        """The crosswise card in the briscola spot stood upright; with ``blank`` its
-        covered part is painted with the card's own paper colour."""
-        corners = zone.corners() * self.px  # TL TR BR BL of the crosswise box
-        upright = np.roll(corners, -1, axis=0).astype(np.float32)  # long side vertical
-        patch = warp_card(frame, self._to_image(upright), (PATCH_W, PATCH_H))
-        if not blank:
-            return patch
-        stock = cv2.warpPerspective(
-            self._zone_masks["stock"],
-            cv2.getPerspectiveTransform(upright, np.float32(
-                [[0, 0], [PATCH_W, 0], [PATCH_W, PATCH_H], [0, PATCH_H]])),
-            (PATCH_W, PATCH_H))
-        visible = patch[stock == 0]
-        if len(visible):
-            bright = visible[visible.sum(axis=1) >= np.percentile(visible.sum(axis=1), 80)]
-            paper = np.median(bright, axis=0).astype(np.uint8)
-            patch = patch.copy()
-            patch[stock > 0] = paper
-        return patch
+    def _visible_part(self, frame: np.ndarray, notmat: np.ndarray,
+                      ) -> tuple[np.ndarray, int] | None:
+        """The part of the crosswise briscola the stock leaves visible, as the first rows
+        of the whole card's upright 64x96 patch, and how many rows that is.
+
+        The card's outline is found where it sticks out (its width and its outer end);
+        the rest of it is under the stock, as long as the deck's cards are.
+        """
+        part = cv2.bitwise_and(notmat, self._briscola_outside)
+        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not contours:
+            return None
+        blob = max(contours, key=cv2.contourArea)
+        box = cv2.boxPoints(cv2.minAreaRect(blob))
+        u = self._briscola_out  # unit vector from the stock out along the card
+        proj = box @ u
+        order = np.argsort(proj)
+        outer = box[order[2:]]
+        width = float(np.linalg.norm(outer[0] - outer[1]))
+        seen = float(proj[order[2:]].mean() - proj[order[:2]].mean())
+        card_w = CARD_W_MM * self.px
+        if not 0.75 * card_w <= width <= 1.3 * card_w:
+            return None  # not one card's width: a hand, two cards, a misplaced card
+        length = width * self.recognizer.deck.ratio
+        rows = int((seen / length) * PATCH_H) - 3  # the stock's edge and shadow left out
+        rows -= rows % 4  # a few sizes of templates, not one per frame
+        if rows < PATCH_H // 4:
+            return None
+        edge = outer[1] - outer[0]
+        # Clockwise on screen (y down): the card's body lies to the right of TL -> TR.
+        tl, tr = outer if float(edge[0] * -u[1] - edge[1] * -u[0]) > 0 else outer[::-1]
+        quad = np.float32([tl, tr, tr - u * length, tl - u * length])
+        patch = warp_card(frame, self._to_image(quad), (PATCH_W, PATCH_H))
+        return patch[:rows], rows
+
+
+def half_templates(faces: dict[str, np.ndarray], rows: int) -> FaceTemplates:
+    """Templates of the first ``rows`` rows of each upright face, and of each face turned
+    (the card may lie either way up under the stock)."""
+    entries = []
+    for code, face in faces.items():
+        if code == BACK:
+            continue
+        face = cv2.resize(face, (PATCH_W, PATCH_H), interpolation=cv2.INTER_AREA)
+        entries += [(code, False, face[:rows]), (code, True, face[::-1, ::-1][:rows])]
+    return FaceTemplates(entries, size=(PATCH_W, rows))
 
 
 def table_eyes(layout: MatLayout, recognizer: Recognizer, seat_zones: dict[int, str],
@@ -412,7 +412,7 @@ def table_eyes(layout: MatLayout, recognizer: Recognizer, seat_zones: dict[int, 
     tracker = Tracker(seat_zones, hand)
     observer = TableObserver(layout, recognizer, seat_zones,
                              briscola_hint=tracker.briscola_candidates,
-                             unlikely=tracker.unlikely)
+                             possible=tracker.possible)
     return observer, tracker
 
 

@@ -33,7 +33,6 @@ import numpy as np
 from vision.embed import PATCH_H, PATCH_W
 
 BORDER = 3  # pixels of the 64x96 patch dropped on each side: background bleeds in there
-COARSE = (32, 48)  # the shortlist's patch size
 SHORTLIST = 3  # faces (with their way up) aligned per patch when it is not plain at once
 RIVALS = 8  # faces compared in full detail (the shortlist's best)
 RIVAL_CARDS = 3  # the best face must beat each of this many other cards where they differ
@@ -51,12 +50,20 @@ class Verdict:
     turned: bool  # the best face matched turned 180 degrees
     ranked: tuple[str, ...]  # the likeliest cards, best first (for asking a person)
     runner_up: str | None = None
+    fit: float = 0.0  # distance from the best face where it differs from its rivals
 
 
-def _lab(patch: np.ndarray) -> np.ndarray:
-    if patch.shape[:2] != (PATCH_H, PATCH_W):
-        patch = cv2.resize(patch, (PATCH_W, PATCH_H), interpolation=cv2.INTER_AREA)
-    return cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
+def _lab(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The patch at ``size``, white-balanced on its own paper (the brightest third), in
+    Lab: a lamp's or a cloth's colour cast scales each channel, and so is undone."""
+    if patch.shape[:2] != (size[1], size[0]):
+        patch = cv2.resize(patch, size, interpolation=cv2.INTER_AREA)
+    x = patch.astype(np.float32)
+    light = x.sum(axis=2)
+    paper = x[light >= np.partition(light.ravel(), int(0.67 * light.size))[int(0.67 * light.size)]]
+    white = np.median(paper, axis=0) + 1.0
+    x = np.clip(x * (white.mean() / white), 0, 255) / 255.0
+    return cv2.cvtColor(x, cv2.COLOR_BGR2LAB)
 
 
 def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
@@ -70,7 +77,7 @@ def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
     for k in (1, 2):
         c = lab[..., k]
         chans.append((c - float(np.median(c[paper]))) / 20.0)
-    b = BORDER * lab.shape[1] // PATCH_W
+    b = max(1, BORDER * lab.shape[1] // PATCH_W)
     f = np.stack([cv2.GaussianBlur(c, (0, 0), blur)[b:-b, b:-b] for c in chans], -1).ravel()
     f = f - f.mean()
     return (f / (np.linalg.norm(f) + 1e-6)).astype(np.float32)
@@ -79,28 +86,35 @@ def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
 class FaceTemplates:
     """The enrolled faces of one deck, ready for :meth:`match`.
 
-    ``faces``: card code (and ``"back"``) -> upright patch (any size, resized to 64x96).
+    ``faces``: card code (and ``"back"``) -> upright patch, resized to ``size`` (width,
+    height; 64x96 for whole cards), each also compared turned 180 degrees; or a list of
+    ``(code, turned, patch)`` taken as they are (the visible strip of a covered card).
     """
 
-    def __init__(self, faces: dict[str, np.ndarray], min_similarity: float = 0.6,
-                 min_contrast: float = 0.25) -> None:
+    def __init__(self, faces: dict[str, np.ndarray] | list[tuple[str, bool, np.ndarray]],
+                 min_similarity: float = 0.6, min_contrast: float = 0.25,
+                 max_fit: float = 9.0, size: tuple[int, int] = (PATCH_W, PATCH_H)) -> None:
         self.min_similarity = min_similarity
         self.min_contrast = min_contrast
+        self.max_fit = max_fit
+        self.size = size
+        self.coarse_size = (max(8, size[0] // 2), max(8, size[1] // 2))
         self.labels: list[str] = []
         self.turned: list[bool] = []
         self._labs: list[np.ndarray] = []
-        for code, patch in faces.items():
-            lab = _lab(patch)
-            for turned in (False, True):
-                self.labels.append(code)
-                self.turned.append(turned)
-                self._labs.append(lab[::-1, ::-1].copy() if turned else lab)
+        if isinstance(faces, dict):
+            faces = [(c, t, p[::-1, ::-1] if t else p) for c, p in faces.items()
+                     for t in (False, True)]
+        for code, turned, patch in faces:
+            self.labels.append(code)
+            self.turned.append(turned)
+            self._labs.append(_lab(np.ascontiguousarray(patch), size))
         self._label_arr = np.array(self.labels)
         self._fine = np.stack([features(x) for x in self._labs])
         self._coarse = np.stack([
-            features(cv2.resize(x, COARSE, interpolation=cv2.INTER_AREA), blur=0.6)
+            features(cv2.resize(x, self.coarse_size, interpolation=cv2.INTER_AREA), blur=0.6)
             for x in self._labs])
-        self._small_gray = [cv2.GaussianBlur(cv2.resize(x[..., 0], COARSE,
+        self._small_gray = [cv2.GaussianBlur(cv2.resize(x[..., 0], self.coarse_size,
                                                         interpolation=cv2.INTER_AREA),
                                              (0, 0), 0.7) for x in self._labs]
         self._gray = [cv2.GaussianBlur(x[..., 0], (0, 0), 1.0) for x in self._labs]
@@ -126,7 +140,8 @@ class FaceTemplates:
                                            cv2.MOTION_AFFINE, _ECC, None, 1)
         except cv2.error:  # a blank or wildly different patch
             return None
-        s = PATCH_W / COARSE[0]
+        w, h = self.size
+        s = w / self.coarse_size[0]
         a = warp[:, :2]
         # Pixel centres: x_small = (x + 0.5) / s - 0.5.
         t = s * warp[:, 2] + 0.5 * (s - 1) * (1 - a.sum(axis=1))
@@ -141,9 +156,9 @@ class FaceTemplates:
         # stretch or slide the patch further is fitting part of a card (or another card's
         # layout) onto a whole face, and what it would show is no evidence.
         if np.abs(warp[:, :2] - np.eye(2)).max() > MAX_STRETCH or \
-                abs(warp[0, 2]) > MAX_SLIDE * PATCH_W or abs(warp[1, 2]) > MAX_SLIDE * PATCH_H:
+                abs(warp[0, 2]) > MAX_SLIDE * w or abs(warp[1, 2]) > MAX_SLIDE * h:
             return None
-        return cv2.warpAffine(lab, warp, (PATCH_W, PATCH_H),
+        return cv2.warpAffine(lab, warp, self.size,
                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
 
@@ -156,8 +171,8 @@ class FaceTemplates:
         rows = self._rows(allowed)
         if len(rows) == 0:
             return Verdict(None, 0.0, 0.0, False, ())
-        lab = _lab(patch)
-        small = cv2.resize(lab, COARSE, interpolation=cv2.INTER_AREA)
+        lab = _lab(patch, self.size)
+        small = cv2.resize(lab, self.coarse_size, interpolation=cv2.INTER_AREA)
         coarse = self._coarse[rows] @ features(small, blur=0.6)
         order = rows[np.argsort(coarse)[::-1]]
         near = order[:RIVALS]  # every face the fine comparison looks at
@@ -167,7 +182,7 @@ class FaceTemplates:
         if second is None:
             return Verdict(self.labels[best], sims[best], 1.0, self.turned[best],
                            self._ranked(sims))
-        contrast, second = self._contrast_all(fine, best, sims)
+        contrast, second, fit = self._contrast_all(fine, best, sims)
         if not (sims[best] >= FAST_SIMILARITY and contrast >= FAST_CONTRAST):
             # Not plain at once: align the likeliest faces and look again.
             small_gray = cv2.GaussianBlur(small[..., 0], (0, 0), 0.7)
@@ -181,15 +196,16 @@ class FaceTemplates:
                 if len(feats) == SHORTLIST:
                     break
             best, second = self._top2(sims)
-            contrast, second = self._contrast_all(feats.get(best, fine), best, sims)
+            contrast, second, fit = self._contrast_all(feats.get(best, fine), best, sims)
             if contrast <= -self.min_contrast:
                 # The deciding pixels side with the runner-up: judge it in its own frame.
-                back, third = self._contrast_all(feats.get(second, fine), second, sims)
+                back, third, fit2 = self._contrast_all(feats.get(second, fine), second, sims)
                 if back >= self.min_contrast:
-                    best, second, contrast = second, third, back
+                    best, second, contrast, fit = second, third, back, fit2
         verdict = Verdict(None, sims[best], contrast, self.turned[best], self._ranked(sims),
-                          self.labels[second])
-        if sims[best] < self.min_similarity or contrast < self.min_contrast:
+                          self.labels[second], fit)
+        if sims[best] < self.min_similarity or contrast < self.min_contrast \
+                or fit > self.max_fit:
             return verdict
         if allowed is not None and len(rows) < len(self.labels):
             # A card the rules rule out that the patch plainly shows: something is off
@@ -197,9 +213,9 @@ class FaceTemplates:
             anywhere = self.match(patch, None)
             if anywhere.card is not None and anywhere.card not in set(allowed):
                 return Verdict(None, sims[best], contrast, self.turned[best],
-                               verdict.ranked, anywhere.card)
+                               verdict.ranked, anywhere.card, fit)
         return Verdict(self.labels[best], sims[best], contrast, self.turned[best],
-                       verdict.ranked, self.labels[second])
+                       verdict.ranked, self.labels[second], fit)
 
     def _top2(self, sims: dict[int, float]) -> tuple[int, int | None]:
         best = max(sims, key=sims.get)
@@ -207,7 +223,7 @@ class FaceTemplates:
         return best, (max(others, key=sims.get) if others else None)
 
     def _contrast_all(self, query: np.ndarray, best: int, sims: dict[int, float],
-                      ) -> tuple[float, int]:
+                      ) -> tuple[float, int, float]:
         """The weakest :meth:`_contrast` of ``best`` against the likeliest other cards
         (a wrong face must not win against the two runners-up that are themselves wrong
         when the right one could not be aligned), and that rival."""
@@ -218,18 +234,21 @@ class FaceTemplates:
                 rivals.append(r)
             if len(rivals) == RIVAL_CARDS:
                 break
-        worst = min(rivals, key=lambda r: self._contrast(query, best, r))
-        return self._contrast(query, best, worst), worst
+        judged = {r: self._contrast(query, best, r) for r in rivals}
+        worst = min(judged, key=lambda r: judged[r][0])
+        return judged[worst][0], worst, max(f for _, f in judged.values())
 
-    def _contrast(self, query: np.ndarray, a: int, b: int) -> float:
+    def _contrast(self, query: np.ndarray, a: int, b: int) -> tuple[float, float]:
         """How much ``query`` sides with face ``a`` over face ``b`` on the pixels where
-        the two faces differ most: +1 exactly ``a``, -1 exactly ``b``."""
+        the two faces differ most (+1 exactly ``a``, -1 exactly ``b``), and how far it is
+        from ``a`` there, against how far ``b`` is (0: exactly ``a``; a view that is
+        like neither, a degraded reference, is far from both)."""
         fa, fb = self._fine[a], self._fine[b]
         d2 = (fa - fb) ** 2
         where = d2 >= np.partition(d2, int(0.9 * len(d2)))[int(0.9 * len(d2))]
         ea = float(np.sum((query[where] - fa[where]) ** 2))
         eb = float(np.sum((query[where] - fb[where]) ** 2))
-        return (eb - ea) / (eb + ea + 1e-9)
+        return (eb - ea) / (eb + ea + 1e-9), ea / (float(np.sum(d2[where])) + 1e-9)
 
     def _ranked(self, sims: dict[int, float], n: int = 6) -> tuple[str, ...]:
         out: list[str] = []
