@@ -10,8 +10,6 @@ at once, naming the files, and nothing is written unless all 40 faces are good.
 from __future__ import annotations
 
 import hashlib
-import time
-from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import cv2
@@ -22,6 +20,7 @@ from vision.deck import BACK, EnrolledDeck, model_sha1
 from vision.deck_folder import on_white, with_outline
 from vision.detect import find_cards, warp_card
 from vision.embed import MODEL_PATH, PATCH_H, PATCH_W, Embedder
+from vision.guided import guided_enroll  # noqa: F401  (moved there; imported from here too)
 
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"}
 SCAN_EDGES = 0.004  # edge pixels around a card-shaped region that make a picture a face
@@ -258,57 +257,6 @@ def load_deck(path: str | Path | None, embedder: Embedder | None = None) -> Enro
     if path is None:
         return builtin_deck(embedder)
     return EnrolledDeck.load(path, (embedder.model_path if embedder else MODEL_PATH))
-
-
-def guided_enroll(frames: Iterable[np.ndarray], prompt: Callable[[str], None],
-                  embedder: Embedder | None = None, stable_frames: int = 8,
-                  still_px: float = 4.0, timeout_s: float = 120.0,
-                  codes: Iterable[str] | None = None) -> EnrolledDeck:
-    """Ask for each card in turn and capture it once it lies still, alone, in view.
-
-    ``frames`` is any frame iterator (a camera source); ``prompt`` shows the
-    request (display, terminal). The back is asked for last.
-    """
-    embedder = embedder or Embedder()
-    wanted = list(codes) if codes is not None else [str(c) for c in ALL_CARDS] + [BACK]
-    patches: dict[str, np.ndarray] = {}
-    taken: list[tuple[str, np.ndarray]] = []
-    it = iter(frames)
-    for code in wanted:
-        name = "il dorso di una carta" if code == BACK else Card.parse(code).name("it")
-        prompt(f"Mostra {name} ({code})")
-        history: list[np.ndarray] = []
-        start = time.monotonic()
-        while True:
-            if time.monotonic() - start > timeout_s:
-                raise EnrollmentError(f"enrollment stopped: no card shown for {code}")
-            try:
-                frame = next(it)
-            except StopIteration:
-                raise EnrollmentError(f"the camera stopped before {code} was captured") from None
-            if frame is None:
-                continue
-            quads = find_cards(frame)
-            if len(quads) != 1:
-                history.clear()
-                continue
-            history.append(quads[0].corners)
-            if len(history) >= 2 and np.abs(history[-1] - history[-2]).max() > still_px:
-                history = history[-1:]
-            if len(history) < stable_frames:
-                continue
-            patch = warp_card(frame, quads[0].corners)
-            e = embedder(patch[None])[0]
-            repeat = next((c for c, te in taken if float(e @ te) >= 0.97), None)
-            if repeat is not None:
-                prompt(f"Questa sembra {repeat}: mostra {code}")
-                history.clear()
-                continue
-            patches[code] = patch
-            taken.append((code, e))
-            prompt(f"{code} OK")
-            break
-    return enroll_patches(patches, embedder, "live")
 
 
 def main(argv: list[str] | None = None) -> int:

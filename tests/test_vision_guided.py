@@ -1,0 +1,131 @@
+"""Guided live enrollment from a scripted camera: refusals said, re-takes, the deck."""
+
+from __future__ import annotations
+
+import re
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.deck_art import DeckStyle, render_deck
+from vision.guided import EnrollSession, guided_enroll, sharpness
+from vision.scenes import card_photo
+
+SIZE = (640, 480)
+
+
+@pytest.fixture(scope="module")
+def faces():
+    return render_deck(DeckStyle.from_seed(1_000_003))
+
+
+def photo(faces, code, seed=11):
+    img, _ = card_photo(faces[code], np.random.default_rng(seed), SIZE, fill=0.5)
+    return img
+
+
+def half_out(img):
+    """The card pushed half out of the frame's left edge; table fills the right."""
+    h, w = img.shape[:2]
+    dx = 300
+    out = np.empty_like(img)
+    out[:, :w - dx] = img[:, dx:]
+    out[:, w - dx:] = cv2.resize(img[:, :150], (dx, h))
+    return out
+
+
+class Camera:
+    """Shows what the last request asked for; the bad views first, 12 frames each."""
+
+    def __init__(self, faces, prompts, bad=None, seeds=None):
+        self.faces, self.prompts = faces, prompts
+        self.bad = {k: list(v) for k, v in (bad or {}).items()}
+        self.seeds = seeds or {}
+        self.asked: list[str] = []
+
+    def __iter__(self):
+        while True:
+            m = None
+            for text in reversed(self.prompts):
+                m = re.search(r"\((\d+[dcsb]|back)\)$", text) or re.match(
+                    r"Di nuovo: (\S+)$", text) or re.search(r"mostra (\S+)$", text)
+                if m:
+                    break
+            want = m.group(1)
+            if self.bad.get(want):
+                view = self.bad[want].pop(0)
+                for _ in range(12):
+                    yield view
+                continue
+            yield photo(self.faces, want, self.seeds.get(want, 11))
+
+
+def test_blurred_partial_and_repeated_captures_are_refused_with_their_reason(faces):
+    prompts: list[str] = []
+    shown: list[tuple[str, ...]] = []
+    good1d = photo(faces, "1d")
+    bad = {"1d": [cv2.GaussianBlur(good1d, (0, 0), 3.0)],
+           "2d": [half_out(photo(faces, "2d")), good1d]}  # then the 1d again by mistake
+    session = EnrollSession(["1d", "2d", "3d", "back"])
+    deck = guided_enroll(Camera(faces, prompts, bad), prompts.append,
+                         codes=["1d", "2d", "3d", "back"], stable_frames=3, timeout_s=30,
+                         show=lambda *lines: shown.append(lines), session=session)
+    assert [(r.code, r.reason, r.other) for r in session.refusals] == [
+        ("1d", "blurred", None), ("2d", "partial", None), ("2d", "duplicate", "1d")]
+    assert any(p.startswith("Sfocata") and p.endswith("mostra 1d") for p in prompts)
+    assert any(p.startswith("Non è tutta nell'inquadratura") for p in prompts)
+    assert "Questa sembra 1d, già presa: mostra 2d" in prompts
+    # The display said each request and each refusal, in lines that fit it.
+    assert ("Show 1d", "alone, flat, still") in shown and ("2d: already have 1d", "Show 2d") \
+        in shown
+    assert all(len(line) <= 21 for lines in shown for line in lines)
+    assert sorted(set(deck.labels.tolist())) == ["1d", "2d", "3d", "back"]
+    snap = session.snapshot()
+    assert snap["done"] and snap["captured"] == ["1d", "2d", "3d", "back"] and snap["report"]
+    assert session.capture_png("2d")[:4] == b"\x89PNG"
+
+
+def test_a_captured_card_is_taken_again_when_asked(faces):
+    prompts: list[str] = []
+    session = EnrollSession(["1d", "2d", "3d"])
+    assert session.retake("1d") == "1d has not been captured yet"
+    assert session.retake("9x") and session.retake("9b") == "9b is not part of this enrollment"
+    typed = iter([None] * 0)
+
+    def terminal():  # "1d" + Enter, once 2d has been captured
+        nonlocal typed
+        if "2d" in session.patches and not getattr(terminal, "done", False):
+            terminal.done = True
+            return "1d"
+        return next(typed, None)
+
+    first: dict[str, np.ndarray] = {}
+    camera = Camera(faces, prompts, seeds={"1d": 11})
+
+    def watch(text):
+        prompts.append(text)
+        if text.startswith("1d OK") and not first:
+            first["1d"] = session.patches["1d"].copy()
+            camera.seeds["1d"] = 29  # the re-take is another photo
+
+    deck = guided_enroll(camera, watch, codes=["1d", "2d", "3d"], stable_frames=3,
+                         timeout_s=30, session=session, retakes=terminal)
+    asked = [p for p in prompts if p.startswith(("Mostra", "Di nuovo"))]
+    assert asked == ["Mostra Asso di denari (1d)", "Mostra 2 di denari (2d)",
+                     "Di nuovo: 1d", "Mostra Asso di denari (1d)", "Mostra 3 di denari (3d)"]
+    assert not np.array_equal(session.patches["1d"], first["1d"])
+    assert sorted(set(deck.labels.tolist())) == ["1d", "2d", "3d"]
+
+
+def test_the_blur_level_separates_sharp_from_blurred_captures(faces):
+    from vision.detect import find_cards, warp_card
+
+    for code in ("1d", "7c", "10s", "5b"):  # (a back's fine pattern: see vision/guided.py)
+        img = photo(faces, code)
+        q = find_cards(img)[0]
+        sharp = sharpness(warp_card(img, q.corners, (128, 192)))
+        blurred = cv2.GaussianBlur(img, (0, 0), 3.0)
+        qb = find_cards(blurred)[0]
+        soft = sharpness(warp_card(blurred, qb.corners, (128, 192)))
+        assert soft < 0.012 <= sharp, (code, sharp, soft)
