@@ -159,6 +159,8 @@ def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed, v
             page = client.get(f"/history/{match_id}").get_data(as_text=True)
             assert 'class="pts"' not in page and "–" not in page.split("<ol class=\"hands\">")[1]
             assert client.get(f"/history/{match_id}/hands/0").status_code == 404
+            # The enrollment page shows an enrollment's captures only, never the hand.
+            assert 'id="enroll-none"' in client.get("/enroll").get_data(as_text=True)
         assert referee.hand.is_over()
         assert [v.kind.value for v in referee.violations] == ["duplicate_card"]
     finally:

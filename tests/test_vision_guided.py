@@ -129,3 +129,43 @@ def test_the_blur_level_separates_sharp_from_blurred_captures(faces):
         qb = find_cards(blurred)[0]
         soft = sharpness(warp_card(blurred, qb.corners, (128, 192)))
         assert soft < 0.012 <= sharp, (code, sharp, soft)
+
+
+def test_the_phone_shows_the_enrollment_and_re_takes_a_card_with_the_pin(tmp_path, faces):
+    from web_dashboard import create_app
+    from web_dashboard.enroll import set_enrollment
+
+    app = create_app({"DATABASE": str(tmp_path / "d.sqlite3"), "TESTING": True})
+    client = app.test_client()
+    assert "No enrollment is running" in client.get("/enroll",
+                                                    headers={"Accept-Language": "en"}).text
+    session = EnrollSession(["1d", "2d"])
+    prompts: list[str] = []
+    bad = {"2d": [photo(faces, "1d")]}
+    camera = iter(Camera(faces, prompts, bad))
+    # Enroll 1d, then stop while 2d is refused: what a phone sees mid-enrollment.
+    import itertools
+
+    with pytest.raises(Exception, match="camera stopped"):
+        guided_enroll(itertools.islice(camera, 15), prompts.append, codes=["1d", "2d"],
+                      stable_frames=3, timeout_s=30, session=session)
+    set_enrollment(app, session)
+    page = client.get("/enroll", headers={"Accept-Language": "en"}).text
+    assert "Show 2 of coins" in page and 'data-card="1d"' in page
+    assert "Capture refused: this is Ace of coins, already captured." in page
+    assert client.get("/enroll/capture/1d.png").data[:4] == b"\x89PNG"
+    assert client.get("/enroll/capture/2d.png").status_code == 404
+    assert "Re-take" not in page  # locked: no button, a link to unlock
+    app.extensions["pin"].set("2468")
+    token = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/unlock").text).group(1)
+    client.post("/unlock", data={"pin": "2468", "csrf_token": token, "next": "/enroll"})
+    page = client.get("/enroll", headers={"Accept-Language": "en"}).text
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    assert "Re-take" in page
+    r = client.post("/enroll/retake", data={"code": "1d", "csrf_token": token},
+                    headers={"Accept-Language": "en"}, follow_redirects=True)
+    assert "Ace of coins will be asked again." in r.text
+    assert session.next_retake() == "1d"
+    r = client.post("/enroll/retake", data={"code": "2d", "csrf_token": token},
+                    follow_redirects=True)
+    assert "2d has not been captured yet" in r.text

@@ -28,6 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     src.add_argument("--camera", metavar="SOURCE",
                      help="guided live enrollment from a camera (index, file or URL)")
     p.add_argument("--out", required=True, help="deck file to write (.npz)")
+    p.add_argument("--config", metavar="TOML",
+                   help="with --camera: the table's configuration (its display shows each "
+                        "request; its dashboard serves the phones' /enroll page)")
+    p.add_argument("--no-dashboard", action="store_true",
+                   help="with --camera: no /enroll page for the phones")
     p.set_defaults(handler=cmd_enroll)
 
     p = subparsers.add_parser("recognize", help="find and name the cards in photos")
@@ -62,14 +67,93 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         else:
             from vision.sources import open_source
 
-            with open_source(args.camera) as source:
-                deck = guided_enroll(source.frames(), lambda text: print(text, flush=True))
+            with open_source(args.camera) as source, _table_outputs(args) as (show, session):
+                print("type a card's code and Enter to take it again", flush=True)
+                deck = guided_enroll(source.frames(), lambda text: print(text, flush=True),
+                                     show=show, session=session, retakes=_typed_codes())
         deck.save(args.out)
-    except (EnrollmentError, OSError) as exc:
+    except (EnrollmentError, OSError, ValueError) as exc:
         return _fail(str(exc))
     print(f"wrote {args.out}: {len(deck.codes)} cards"
           f"{' and the back' if deck.has_back else ''}")
     return 0
+
+
+def _typed_codes():
+    """Codes typed at the terminal (a card to take again), read on their own thread."""
+    import queue
+    import sys
+    import threading
+
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            if line.strip():
+                lines.put(line.strip())
+
+    threading.Thread(target=read, name="enroll-stdin", daemon=True).start()
+
+    def next_code() -> str | None:
+        try:
+            return lines.get_nowait()
+        except queue.Empty:
+            return None
+    return next_code
+
+
+class _table_outputs:
+    """The table's display and the phones' /enroll page for a guided enrollment, as the
+    configuration has them; whatever cannot start is said and left out."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.closers: list = []
+
+    def __enter__(self):
+        from vision.guided import EnrollSession
+
+        session = EnrollSession([])  # guided_enroll fills in the cards it asks for
+        show = None
+        if self.args.config:
+            from table_controller.config import load_config
+
+            config = load_config(self.args.config)
+            try:
+                from firmware_bridge.indicators import Indicators
+
+                indicators = Indicators.from_config(config.indicators)
+                self.closers.append(indicators.close)
+                show = indicators.text
+            except Exception as exc:  # no display: the terminal still asks
+                print(f"display not available: {exc}", flush=True)
+            if not self.args.no_dashboard and config.dashboard.enabled:
+                self._serve(config, session)
+        return show, session
+
+    def _serve(self, config, session) -> None:
+        import threading
+
+        from werkzeug.serving import make_server
+
+        from web_dashboard import create_app
+        from web_dashboard.enroll import set_enrollment
+
+        try:
+            app = create_app({"DATABASE": ":memory:"})
+            set_enrollment(app, session)
+            server = make_server(config.dashboard.host, config.dashboard.port, app,
+                                 threaded=True)
+        except Exception as exc:
+            print(f"dashboard not started: {exc}", flush=True)
+            return
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.closers.append(server.shutdown)
+        print(f"phones: http://{config.dashboard.host}:{server.server_port}/enroll", flush=True)
+
+    def __exit__(self, *exc) -> None:
+        for close in reversed(self.closers):
+            close()
 
 
 def cmd_recognize(args: argparse.Namespace) -> int:

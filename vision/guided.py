@@ -180,6 +180,7 @@ def guided_enroll(frames: Iterable[np.ndarray], prompt: Callable[[str], None],
     embedder = embedder or Embedder()
     wanted = list(codes) if codes is not None else [str(c) for c in ALL_CARDS] + [BACK]
     session = session or EnrollSession(wanted)
+    session.wanted = list(wanted)
     show = show or (lambda *lines: None)
     queue = list(wanted)
     it = iter(frames)

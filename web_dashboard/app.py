@@ -60,7 +60,8 @@ def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = Non
         hub = LiveTable()
         session = TableSession(store, hub)
         hub.executor = session
-    app.extensions["briscola"] = {"store": store, "hub": hub, "session": session}
+    app.extensions["briscola"] = {"store": store, "hub": hub, "session": session,
+                                  "enroll": None}  # a guided enrollment: web_dashboard.enroll
     app.extensions["pin"] = PinGuard(store)
 
     @app.before_request
@@ -76,8 +77,8 @@ def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = Non
 
     app.after_request(add_security_headers)
 
-    from web_dashboard import api, auth, cards, history, setup, stream, table
-    for module in (table, history, setup, auth, api, stream, cards):
+    from web_dashboard import api, auth, cards, enroll, history, setup, stream, table
+    for module in (table, history, setup, auth, api, stream, cards, enroll):
         app.register_blueprint(module.bp)
 
     @app.errorhandler(404)
