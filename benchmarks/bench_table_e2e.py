@@ -384,13 +384,13 @@ def resolve_decks(specs: list[str]) -> list[Path]:
 def enroll_deck(folder: Path, embedder):
     """The deck's faces (BGRA, for the table) and a recognizer enrolled from its scans
     by the project's enrollment code."""
-    from vision.deck_folder import face_ratio, load_deck_faces, on_white
+    from vision.deck_folder import face_ratio, load_deck_faces
     from vision.enroll import card_patch, enroll_patches
     from vision.recognize import Recognizer
 
     faces = load_deck_faces(folder, alpha=True)
     t0 = time.perf_counter()
-    patches = {code: card_patch(on_white(img)) for code, img in faces.items()}
+    patches = {code: card_patch(img) for code, img in faces.items()}
     deck = enroll_patches(patches, embedder, folder.name, face_ratio(faces))
     return faces, Recognizer(deck, embedder), time.perf_counter() - t0
 

@@ -21,20 +21,12 @@ import pytest
 
 from table_controller.controller import Controller
 from table_controller.referee import Referee
-from vision.deck_folder import DeckFolderError, face_ratio, load_deck_faces, on_white
+from vision.deck_folder import DeckFolderError, face_ratio, load_deck_faces
 from vision.observer import seat_zones_for, table_eyes
 from vision.simtable import SimulatedTable
 
 DECKS = Path(__file__).resolve().parents[1].parent / "shared" / "decks"
-NOT_YET = {
-    # Measured with the embedding recognizer of the time (see the issue 10 report).
-    "toscane": "French suits: spades and clubs of a rank differ by less than the "
-               "recognizer's margin: they stay unknown (held), the hand derails",
-    "french": "French suits: spades and clubs of a rank differ by less than the "
-              "recognizer's margin: they stay unknown (held), the hand derails",
-    "triestine": "cards are 1.8 times as long as wide; the observer looks for the mat's "
-                 "nominal 89x58 mm card (ratio 1.30-1.76), so no played card is found",
-}
+NOT_YET: dict[str, str] = {}  # deck -> why the eyes cannot referee it yet
 
 
 def _deck_params() -> list:
@@ -59,7 +51,7 @@ def test_a_hand_drawn_with_a_real_deck_is_refereed_exactly(embedder, deck):
     from vision.recognize import Recognizer
 
     faces = load_deck_faces(folder, alpha=True)
-    patches = {code: card_patch(on_white(img)) for code, img in faces.items()}
+    patches = {code: card_patch(img) for code, img in faces.items()}
     recognizer = Recognizer(enroll_patches(patches, embedder, deck, face_ratio(faces)),
                             embedder)
     sim = SimulatedTable(players=2, seed=5, pace="fast", hands=1, first_dealer=0,

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from table_controller.cards import ALL_CARDS
-from vision.deck_folder import load_deck_faces
+from vision.deck_folder import face_ratio, load_deck_faces
 from vision.embed import Embedder
 from vision.enroll import (
     EnrollmentError,
@@ -67,8 +67,8 @@ def test_real_deck_from_its_scans_never_a_wrong_card(embedder, deck):
     """Enrolled from one scan per card: number cards one pip apart (5, 6, 7 of swords;
     hearts against diamonds of one rank) are told apart, and nothing is named wrong."""
     scans = _faces(deck, alpha=True)
-    rec = Recognizer(enroll_patches({c: card_patch(f) for c, f in scans.items()}, embedder),
-                     embedder)
+    rec = Recognizer(enroll_patches({c: card_patch(f) for c, f in scans.items()}, embedder,
+                                    ratio=face_ratio(scans)), embedder)
     total, named, wrong = _score(rec, _faces(deck), 12, seed=7)
     assert total >= 40
     assert wrong == 0
@@ -126,15 +126,15 @@ def _stock_laid(sim):
     raise AssertionError("the simulated hand never laid the stock")
 
 
-@pytest.mark.parametrize("deck", ["napoletane", "french"])
+@pytest.mark.parametrize("deck", ["napoletane", "french", "triestine"])
 def test_briscola_half_under_the_stock_on_a_real_deck(embedder, deck):
     """On the mat, the briscola half under the stock is named from its visible half among
     the cards the rules allow there (itself, the 7 and the 2 of trump), by an observer
     that never saw it whole; where the deck shows the same half on two of them it stays
     unknown (the table asks), never misread."""
     faces = _faces(deck, alpha=True)
-    rec = Recognizer(enroll_patches({c: card_patch(f) for c, f in faces.items()}, embedder),
-                     embedder)
+    rec = Recognizer(enroll_patches({c: card_patch(f) for c, f in faces.items()}, embedder,
+                                    ratio=face_ratio(faces)), embedder)
     asked = named = 0
     for seed in range(6):
         sim = SimulatedTable(players=2, seed=60 + seed, pace="fast", hands=1, bumps=False,

@@ -20,6 +20,15 @@ from table_controller.cards import ALL_CARDS, Card
 
 CARD_W_MM = 58.0
 CARD_H_MM = 89.0
+
+
+def card_mm(ratio: float) -> tuple[float, float]:
+    """A deck's card size in mm (width, height) from its proportions (height / width):
+    the largest card of that shape that fits the mat's nominal 58x89 mm card. Scans
+    carry no scale; the mat's zones are drawn for that card."""
+    if ratio >= CARD_H_MM / CARD_W_MM:
+        return CARD_H_MM / ratio, CARD_H_MM
+    return CARD_W_MM, CARD_W_MM * ratio
 RENDER_W = 160  # face width in pixels at which cards are drawn
 
 Color = tuple[int, int, int]

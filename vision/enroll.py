@@ -18,7 +18,7 @@ import numpy as np
 from table_controller.cards import ALL_CARDS, Card, CardError
 from vision.deck import BACK, EnrolledDeck, model_sha1
 from vision.deck_folder import on_white, with_outline
-from vision.detect import find_cards, warp_card
+from vision.detect import find_cards, refine_corners, warp_card
 from vision.embed import MODEL_PATH, PATCH_H, PATCH_W, Embedder
 from vision.guided import guided_enroll  # noqa: F401  (moved there; imported from here too)
 
@@ -35,7 +35,7 @@ class NoCardFound(ValueError):
     """No card could be found in an enrollment picture."""
 
 
-def card_patch(image: np.ndarray) -> np.ndarray:
+def card_patch(image: np.ndarray, face: bool = True) -> np.ndarray:
     """The canonical patch of the card shown in ``image``: a scan, a crop or a photo.
 
     A photo of a card lying on something (any surface, any orientation, 4:3 or 16:9,
@@ -43,22 +43,57 @@ def card_patch(image: np.ndarray) -> np.ndarray:
     tight crop is used whole: it is card-shaped, its edge is the card's own paper, and
     whatever card-shaped thing lies inside it (a pip, a figure's panel, the printed
     frame) is part of a busy face, not a card on a bare table; so is a picture
-    whose corners are transparent (BGRA: a card cut out along its outline). Raises
+    whose corners are transparent (BGRA: a card cut out along its outline). A face
+    (``face``; a back may be all pattern) shows some of its paper. Raises
     :class:`NoCardFound` for a picture that is neither.
     """
+    return card_shape(image, face)[0]
+
+
+def card_shape(image: np.ndarray, face: bool = True) -> tuple[np.ndarray, float]:
+    """:func:`card_patch` and the card's proportions (long side / short side) as the
+    picture shows them."""
     h, w = image.shape[:2]
+    whole = max(h, w) / min(h, w)
     if image.ndim == 3 and image.shape[2] == 4:
-        cut_out = int((image[[0, 0, -1, -1], [0, -1, 0, -1], 3] == 0).sum()) >= 3
+        cut_out = _cut_out(image[..., 3])
         image = on_white(image)
         if cut_out:
-            return card_patch_whole(image)
+            return card_patch_whole(image), whole
     quads = find_cards(image, 0.02, 0.995)
     quad = max(quads, key=lambda q: q.area) if quads else None
-    if 1.4 <= max(h, w) / min(h, w) <= 1.95 and _is_scan(image, quad):
-        return card_patch_whole(image)
+    if 1.4 <= whole <= 1.95 and _is_scan(image, quad):
+        if face and _paper(image) < 0.1:
+            raise NoCardFound("no card found")  # a table, a wall: no card stock in view
+        return card_patch_whole(image), whole
     if quad is None:
         raise NoCardFound("no card found")
-    return warp_card(image, quad.corners)
+    # A reference is compared pixel by pixel with every later view: its corners must be
+    # the card's own, not the detector's rough ones.
+    corners = refine_corners(image, quad.corners)
+    sides = [float(np.linalg.norm(corners[i] - corners[(i + 1) % 4])) for i in range(4)]
+    ratio = (sides[1] + sides[3]) / (sides[0] + sides[2])  # seen at a slant: roughly
+    return warp_card(image, corners), ratio
+
+
+def _as_card_image(img: np.ndarray) -> np.ndarray:
+    """An enrollment file as BGR, or BGRA when it is a card cut out along its outline
+    (transparent corners, or corners in a flat key colour as sprites cut from a sheet
+    have); a photo's corners are the table, and stay as they are."""
+    outlined = with_outline(img)
+    if _cut_out(outlined[..., 3]):
+        return outlined
+    return on_white(outlined) if img.ndim == 3 and img.shape[2] == 4 else outlined[..., :3]
+
+
+def _cut_out(alpha: np.ndarray) -> bool:
+    """Whether an alpha channel is a card's outline: at least three corners transparent
+    for a run of 2% of the side along the top and bottom edges (rounded corners, not a
+    stray pixel)."""
+    h, w = alpha.shape
+    run = max(2, w // 50)
+    corners = [alpha[0, :run], alpha[0, -run:], alpha[-1, :run], alpha[-1, -run:]]
+    return sum(int(np.all(c == 0)) for c in corners) >= 3
 
 
 def card_patch_whole(image: np.ndarray) -> np.ndarray:
@@ -68,11 +103,19 @@ def card_patch_whole(image: np.ndarray) -> np.ndarray:
     return cv2.resize(image, (PATCH_W, PATCH_H), interpolation=cv2.INTER_AREA)
 
 
+def _paper(image: np.ndarray) -> float:
+    """The fraction of ``image`` that looks like white card stock."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(int)
+    return float(np.mean((lab[:, 0] > 150) & (np.abs(lab[:, 1:] - 128).max(axis=1) < 20)))
+
+
 def _is_scan(image: np.ndarray, quad) -> bool:
     """Whether a card-shaped ``image`` is the card itself rather than a photo of one."""
     h, w = image.shape[:2]
     if quad is None or quad.area >= 0.75 * h * w:
         return True  # nothing card-like inside, or the card's own printed frame or panel
+    if quad.area < 0.4 * h * w and _paper(image) >= 0.4:
+        return True  # mostly card stock, a pip or a panel found in it: a face
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
     m = max(2, min(h, w) // 40)
     ring = np.concatenate([lab[:m].reshape(-1, 3), lab[-m:].reshape(-1, 3),
@@ -128,7 +171,7 @@ def read_enrollment_dir(folder: str | Path) -> dict[str, np.ndarray]:
         if img is None or img.ndim not in (2, 3) or min(img.shape[:2]) < 16:
             unreadable.append(paths[0].name)
             continue
-        img = with_outline(img)  # transparent (or key-coloured) corners: a cut-out card
+        img = _as_card_image(img)
         digest = hashlib.sha1(img.tobytes()).hexdigest()
         if digest in digests:
             problems.append(f"{digests[digest]} and {paths[0].name} are the same picture")
@@ -206,10 +249,11 @@ def enroll_directory(folder: str | Path, embedder: Embedder | None = None) -> En
     images = read_enrollment_dir(folder)
     embedder = embedder or Embedder()
     patches: dict[str, np.ndarray] = {}
+    ratios: dict[str, float] = {}
     lost: list[str] = []
     for code, img in images.items():
         try:
-            patches[code] = card_patch(img)
+            patches[code], ratios[code] = card_shape(img, face=code != BACK)
         except NoCardFound:
             lost.append(code)
     if lost:
@@ -217,9 +261,7 @@ def enroll_directory(folder: str | Path, embedder: Embedder | None = None) -> En
         raise EnrollmentError(f"cannot enroll {folder}: no card found in "
                               + ", ".join(names.get(c, c) for c in sorted(lost))
                               + " (photograph the card whole, on a plain surface, or crop it)")
-    ratio = float(np.median([max(p.shape[:2]) / min(p.shape[:2]) for c, p in images.items()
-                             if c != BACK and 1.3 <= max(p.shape[:2]) / min(p.shape[:2]) <= 1.95]
-                            or [89 / 58]))
+    ratio = float(np.median([r for c, r in ratios.items() if c != BACK]))
     return enroll_patches(patches, embedder, Path(folder).name, ratio)
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from vision.calibration import Calibrator
 from vision.deck import BACK
-from vision.deck_art import CARD_H_MM, CARD_W_MM
+from vision.deck_art import CARD_H_MM, CARD_W_MM, card_mm
 from vision.detect import (
     find_cards_on_mat,
     mask_on_mat,
@@ -75,6 +75,9 @@ class TableObserver:
         self.briscola_hint = briscola_hint
         # zone -> the cards that can honestly lie there (the rules' help); None: any.
         self.possible = possible
+        # The deck's cards, as large as the mat's card of their shape (scans carry no scale).
+        deck = getattr(recognizer, "deck", None)
+        self.card_mm = card_mm(deck.ratio) if deck is not None else (CARD_W_MM, CARD_H_MM)
         self.unchanged_level = unchanged_level
         self.stats = ObserverStats()
         self.zone_names = [*seat_zones.values(), "briscola"]
@@ -210,7 +213,7 @@ class TableObserver:
     def _observe_rectified(self, frame: np.ndarray, rect: np.ndarray, t: float) -> FrameObs:
         if self._mat_lab is None or self.stats.frames % 30 == 0:
             self._mat_lab = mat_color(rect)
-        quads, notmat = find_cards_on_mat(rect, self.px, (CARD_W_MM, CARD_H_MM), self._mat_lab)
+        quads, notmat = find_cards_on_mat(rect, self.px, self.card_mm, self._mat_lab)
         quads += self._zone_quads(notmat, quads)
         cards = np.zeros_like(notmat)
         for q in quads:
@@ -289,8 +292,8 @@ class TableObserver:
         make one blob, so look again inside each such zone (plus a margin), where the
         neighbour's card is at most a sliver that erosion cuts off."""
         out = []
-        card_px = CARD_W_MM * CARD_H_MM * self.px * self.px
-        ratio = CARD_H_MM / CARD_W_MM
+        card_px = self.card_mm[0] * self.card_mm[1] * self.px * self.px
+        ratio = self.card_mm[1] / self.card_mm[0]
         for name in self.zone_names[:-1]:  # the play zones
             zone = self.layout.zones[name]
             if any(zone.contains(tuple(q.center / self.px)) for q in found):
@@ -348,7 +351,7 @@ class TableObserver:
         templates = self._halves.get(rows)
         if templates is None:
             templates = self._halves[rows] = half_templates(faces, rows)
-        v = templates.match(strip, hint)
+        v = templates.match(strip, hint, only=True)
         if v.card is not None:
             obs = ZoneObs(v.card, center, hidden, round(v.similarity, 4))
         else:
@@ -377,10 +380,10 @@ class TableObserver:
         outer = box[order[2:]]
         width = float(np.linalg.norm(outer[0] - outer[1]))
         seen = float(proj[order[2:]].mean() - proj[order[:2]].mean())
-        card_w = CARD_W_MM * self.px
+        card_w = self.card_mm[0] * self.px
         if not 0.75 * card_w <= width <= 1.3 * card_w:
             return None  # not one card's width: a hand, two cards, a misplaced card
-        length = width * self.recognizer.deck.ratio
+        length = width * self.card_mm[1] / self.card_mm[0]
         rows = int((seen / length) * PATCH_H) - 3  # the stock's edge and shadow left out
         rows -= rows % 4  # a few sizes of templates, not one per frame
         if rows < PATCH_H // 4:

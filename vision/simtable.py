@@ -31,7 +31,7 @@ from table_controller.cards import ALL_CARDS, Card
 from table_controller.events import Call, Collect, Event, Play, Swap, Trump
 from table_controller.rules import HandRules
 from table_controller.simulation import SimulatedHand, play_hand
-from vision.deck_art import CARD_H_MM, CARD_W_MM, DeckStyle, render_deck
+from vision.deck_art import CARD_H_MM, CARD_W_MM, DeckStyle, card_mm, render_deck
 from vision.deck_folder import on_white
 from vision.mat import MatLayout, draw_mat, mat_layout, seats_for
 from vision.observer import seat_zones_for
@@ -579,11 +579,7 @@ def _deck_faces(faces: dict[str, np.ndarray]
         upright[code] = face
     ratio = float(np.median([f.shape[0] / f.shape[1] for c, f in upright.items()
                              if c != "back"]))
-    if ratio >= CARD_H_MM / CARD_W_MM:
-        size = (CARD_H_MM / ratio, CARD_H_MM)
-    else:
-        size = (CARD_W_MM, CARD_W_MM * ratio)
-    return upright, size
+    return upright, card_mm(ratio)
 
 
 def _paste(plane: np.ndarray, face: np.ndarray, center: tuple[float, float], angle: float,

@@ -162,12 +162,32 @@ class FaceTemplates:
                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
 
-    def match(self, patch: np.ndarray, allowed: Iterable[str] | None = None) -> Verdict:
-        """Name the card in ``patch`` (BGR), choosing only among ``allowed`` codes.
+    def match(self, patch: np.ndarray, allowed: Iterable[str] | None = None,
+              only: bool = False) -> Verdict:
+        """Name the card in ``patch`` (BGR) as one of the ``allowed`` codes.
 
-        ``allowed`` are the cards that can honestly lie there (the rules say the rest
-        are elsewhere); a patch that plainly shows a card outside them stays unknown.
+        ``allowed`` are the cards that can honestly lie there (the rules say the rest are
+        elsewhere). The rules only ever take a name away: the patch must be plainly the
+        card against every face of the deck, and one that is plainly another card, or
+        like two, stays unknown; the ranked cards it might be are the allowed ones.
+        With ``only`` no other card can physically be there (the face-up card under the
+        stock is the briscola or the card a swap put there): only they compete.
         """
+        if only and allowed is not None:
+            return self._match(patch, allowed)
+        v = self._match(patch, None)
+        if allowed is None:
+            return v
+        keep = set(allowed)
+        ranked = tuple(c for c in v.ranked if c in keep)
+        if v.card is not None and v.card not in keep:
+            return Verdict(None, v.similarity, v.contrast, v.turned, ranked, v.card, v.fit)
+        if v.card is None and len(ranked) < min(3, len(keep)):  # the likeliest, to ask
+            ranked += tuple(self._match(patch, keep).ranked)
+            ranked = tuple(dict.fromkeys(ranked))
+        return Verdict(v.card, v.similarity, v.contrast, v.turned, ranked, v.runner_up, v.fit)
+
+    def _match(self, patch: np.ndarray, allowed: Iterable[str] | None) -> Verdict:
         rows = self._rows(allowed)
         if len(rows) == 0:
             return Verdict(None, 0.0, 0.0, False, ())
@@ -207,13 +227,6 @@ class FaceTemplates:
         if sims[best] < self.min_similarity or contrast < self.min_contrast \
                 or fit > self.max_fit:
             return verdict
-        if allowed is not None and len(rows) < len(self.labels):
-            # A card the rules rule out that the patch plainly shows: something is off
-            # (another deck's card, a misplaced one); naming an allowed card would be a guess.
-            anywhere = self.match(patch, None)
-            if anywhere.card is not None and anywhere.card not in set(allowed):
-                return Verdict(None, sims[best], contrast, self.turned[best],
-                               verdict.ranked, anywhere.card, fit)
         return Verdict(self.labels[best], sims[best], contrast, self.turned[best],
                        verdict.ranked, self.labels[second], fit)
 
