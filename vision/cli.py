@@ -76,6 +76,11 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     print(f"wrote {args.out}: {len(deck.codes)} cards"
           f"{' and the back' if deck.has_back else ''}")
+    if args.images:  # the guided enrollment shows its own check at the end
+        from vision.deck_check import check_deck
+
+        for line in check_deck(deck).lines():
+            print(line)
     return 0
 
 

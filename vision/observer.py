@@ -38,7 +38,7 @@ from vision.embed import PATCH_H, PATCH_W
 from vision.mat import MatLayout, Zone, draw_mat
 from vision.recognize import Recognizer
 from vision.tracker import UNKNOWN, FrameObs, Tracker, ZoneObs
-from vision.verify import FaceTemplates
+from vision.verify import FaceTemplates, half_templates
 
 
 @dataclass
@@ -394,18 +394,6 @@ class TableObserver:
         quad = np.float32([tl, tr, tr - u * length, tl - u * length])
         patch = warp_card(frame, self._to_image(quad), (PATCH_W, PATCH_H))
         return patch[:rows], rows
-
-
-def half_templates(faces: dict[str, np.ndarray], rows: int) -> FaceTemplates:
-    """Templates of the first ``rows`` rows of each upright face, and of each face turned
-    (the card may lie either way up under the stock)."""
-    entries = []
-    for code, face in faces.items():
-        if code == BACK:
-            continue
-        face = cv2.resize(face, (PATCH_W, PATCH_H), interpolation=cv2.INTER_AREA)
-        entries += [(code, False, face[:rows]), (code, True, face[::-1, ::-1][:rows])]
-    return FaceTemplates(entries, size=(PATCH_W, rows))
 
 
 def table_eyes(layout: MatLayout, recognizer: Recognizer, seat_zones: dict[int, str],

@@ -269,3 +269,15 @@ class FaceTemplates:
             if self.labels[r] not in out:
                 out.append(self.labels[r])
         return tuple(out[:n])
+
+
+def half_templates(faces: dict[str, np.ndarray], rows: int) -> FaceTemplates:
+    """Templates of the first ``rows`` rows of each upright face, and of each face turned
+    (the card may lie either way up under the stock)."""
+    entries = []
+    for code, face in faces.items():
+        if code == "back":
+            continue
+        face = cv2.resize(face, (PATCH_W, PATCH_H), interpolation=cv2.INTER_AREA)
+        entries += [(code, False, face[:rows]), (code, True, face[::-1, ::-1][:rows])]
+    return FaceTemplates(entries, size=(PATCH_W, rows))
