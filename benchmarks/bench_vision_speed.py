@@ -1,9 +1,11 @@
 """Speed and memory of the vision pipeline on this machine, one thread.
 
-    python benchmarks/bench_vision_speed.py [--frames 60]
+    python benchmarks/bench_vision_speed.py [--frames 60] [--deck ../shared/decks/toscane]
 
-Prints medians of:
-- model load plus enrollment of 40 cards and the back from image files;
+With ``--deck`` a real deck folder is used (its scans to enroll and to draw the
+scenes), else the built-in deck. Prints medians of:
+- model load plus enrollment of 40 cards and the back from scans, and enrollment
+  from 41 phone photos (1280x720 JPEG, one card each on a table);
 - a 1280x720 photo with four cards found and named (``find_and_identify``);
 - the mat path: a 1280x720 camera frame of the play mat with four cards,
   rectified through the marker homography, cards cut out of the non-mat mask
@@ -31,13 +33,21 @@ sys.path.insert(0, str(ROOT))
 from table_controller.cards import ALL_CARDS  # noqa: E402
 from vision.augment import random_texture  # noqa: E402
 from vision.calibration import Calibrator  # noqa: E402
-from vision.deck_art import CARD_H_MM, CARD_W_MM  # noqa: E402
+from vision.deck_art import card_mm  # noqa: E402
+from vision.deck_folder import load_deck_faces, on_white  # noqa: E402
 from vision.detect import find_cards_on_mat, mat_color, warp_card  # noqa: E402
 from vision.embed import Embedder  # noqa: E402
 from vision.enroll import builtin_faces, enroll_directory  # noqa: E402
 from vision.mat import draw_mat, mat_layout  # noqa: E402
 from vision.recognize import Recognizer, find_and_identify  # noqa: E402
-from vision.scenes import PlacedCard, camera_homography, paste_cards, render, scatter  # noqa: E402
+from vision.scenes import (  # noqa: E402
+    PlacedCard,
+    camera_homography,
+    card_photo,
+    paste_cards,
+    render,
+    scatter,
+)
 
 
 def med(xs: list[float], cpu: list[float] | None = None) -> str:
@@ -50,20 +60,32 @@ def med(xs: list[float], cpu: list[float] | None = None) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--frames", type=int, default=60)
+    ap.add_argument("--deck", help="a deck folder (default: the built-in deck)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    faces = builtin_faces()
+    scans = load_deck_faces(args.deck, alpha=True) if args.deck else builtin_faces()
+    faces = {c: on_white(f) for c, f in scans.items()}
     rng = np.random.default_rng(7)
+    print(f"deck: {args.deck or 'built-in'}")
 
     with tempfile.TemporaryDirectory() as tmp:
-        for code, img in faces.items():
+        for code, img in scans.items():
             cv2.imwrite(str(Path(tmp) / f"{code}.png"), img)
         t0 = time.perf_counter()
         embedder = Embedder(threads=1)
         deck = enroll_directory(tmp, embedder)
         load_enroll = time.perf_counter() - t0
-    print(f"model load + enrollment of 40 cards and the back: {load_enroll * 1000:.0f} ms")
+    print(f"model load + enrollment of 40 scans and the back: {load_enroll * 1000:.0f} ms")
+    with tempfile.TemporaryDirectory() as tmp:
+        for code, img in faces.items():
+            photo, _ = card_photo(img, rng, (1280, 720))
+            cv2.imwrite(str(Path(tmp) / f"{code}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        t0 = time.perf_counter()
+        enroll_directory(tmp, embedder)
+        photos_s = time.perf_counter() - t0
+    print(f"enrollment of 40 photos and the back (1280x720): {photos_s:.2f} s (bar 10 s)")
     rec = Recognizer(deck, embedder)
+    size_mm = card_mm(deck.ratio)
 
     codes = [str(c) for c in ALL_CARDS]
     photo_ms, photo_cpu = [], []
@@ -91,7 +113,7 @@ def main() -> int:
                  for s, c in enumerate(rng.choice(codes, 4, replace=False))]
         h = camera_homography((layout.width, layout.height), ppm, (1280, 720),
                               tilt=15, yaw=5, roll=0, fill=0.95)
-        top = paste_cards(mat, ppm, faces, cards)
+        top = paste_cards(mat, ppm, faces, cards, card_size=size_mm)
         frame = cv2.warpPerspective(top, h, (1280, 720), borderValue=(60, 60, 60))
         frame = np.clip(frame + rng.normal(0, 2, frame.shape), 0, 255).astype(np.uint8)
         t0 = time.perf_counter()
@@ -101,7 +123,7 @@ def main() -> int:
         rect = cal.rectify(frame)
         if i == 0:
             lab = mat_color(rect)
-        quads, _ = find_cards_on_mat(rect, 2.0, (CARD_W_MM, CARD_H_MM), lab)
+        quads, _ = find_cards_on_mat(rect, 2.0, size_mm, lab)
         inv = np.linalg.inv(cal.current.homography)
         patches = [warp_card(frame, cv2.perspectiveTransform(
             q.corners.reshape(1, 4, 2).astype(np.float32), inv)[0]) for q in quads]
@@ -123,8 +145,34 @@ def main() -> int:
     print(f"marker search and homography (runs every few frames): {med(marker_ms)}")
     print(f"unchanged-frame check: {med(still_ms)}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak resident memory: {peak:.0f} MB")
+    print(f"peak resident memory of this process (scene renderer included): {peak:.0f} MB")
+    print(f"peak resident memory of the pipeline alone: {_pipeline_peak(args.deck):.0f} MB "
+          "(bar 300 MB)")
     return 0
+
+
+def _pipeline_peak(deck: str | None) -> float:
+    """Peak memory of a fresh process that does what the table does: load the model,
+    enroll 40 photos and the back, then find and name the cards in photos."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        faces = load_deck_faces(deck) if deck else builtin_faces()
+        rng = np.random.default_rng(3)
+        for code, img in faces.items():
+            photo, _ = card_photo(img, rng, (1280, 720))
+            cv2.imwrite(str(Path(tmp) / f"{code}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        code = (
+            "import sys, glob, resource, cv2; sys.path.insert(0, {!r}); cv2.setNumThreads(1)\n"
+            "from vision.embed import Embedder\nfrom vision.enroll import enroll_directory\n"
+            "from vision.recognize import Recognizer, find_and_identify\n"
+            "e = Embedder(threads=1); r = Recognizer(enroll_directory({!r}, e), e)\n"
+            "for f in sorted(glob.glob({!r}))[:20]: find_and_identify(cv2.imread(f), r)\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
+        ).format(str(ROOT), tmp, str(Path(tmp) / "*.jpg"))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 if __name__ == "__main__":

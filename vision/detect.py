@@ -102,8 +102,11 @@ def refine_corners(image: np.ndarray, corners: np.ndarray, reach: float = 0.04,
         ys = np.clip(pts[..., 1], 0, h - 1).astype(np.float32)
         prof = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR)  # (24, len(steps)), inside -> out
         grad = np.abs(np.diff(prof, axis=1))
-        k = grad.argmax(axis=1)
-        strong = grad[np.arange(len(k)), k] > max(8.0, 0.5 * float(np.median(grad.max(1))))
+        # The outermost strong step: the card's edge against the table, not a pip's
+        # (or a printed frame's) edge inside it, which may be stronger.
+        peak = grad.max(axis=1, keepdims=True)
+        k = grad.shape[1] - 1 - np.argmax((grad >= 0.5 * peak)[:, ::-1], axis=1)
+        strong = grad[np.arange(len(k)), k] > max(8.0, 0.5 * float(np.median(peak)))
         found = base + ((steps[k] + steps[k + 1]) / 2)[:, None] * n[None]
         if strong.sum() >= 8:
             vx, vy, x0, y0 = cv2.fitLine(found[strong].astype(np.float32), cv2.DIST_HUBER,

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 PATCH_W, PATCH_H = 64, 96  # canonical upright card patch fed to the network
+MAX_BATCH = 8  # patches per inference: a table has at most a few cards in view at once
 MODEL_PATH = Path(__file__).with_name("models") / "card_embed.tflite"
 
 
@@ -48,6 +49,9 @@ class Embedder:
         """Embed uint8 BGR patches of shape (N, PATCH_H, PATCH_W, 3) -> (N, dim)."""
         if len(patches) == 0:
             return np.zeros((0, self.dim), np.float32)
+        if len(patches) > MAX_BATCH:  # the interpreter keeps the largest batch's buffers
+            return np.concatenate([self(patches[i:i + MAX_BATCH])
+                                   for i in range(0, len(patches), MAX_BATCH)])
         x = preprocess(np.asarray(patches))
         with self._lock:
             if self._batch != len(x):

@@ -10,6 +10,7 @@ at once, naming the files, and nothing is written unless all 40 faces are good.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -138,8 +139,13 @@ def _is_scan(image: np.ndarray, quad) -> bool:
     return busy > SCAN_EDGES  # more of the face around it
 
 
-def read_enrollment_dir(folder: str | Path) -> dict[str, np.ndarray]:
-    """Images of a deck folder keyed by card code (and ``"back"``); all errors at once."""
+def read_enrollment_dir(folder: str | Path,
+                        each: Callable[[str, np.ndarray], object] | None = None) -> dict:
+    """Images of a deck folder keyed by card code (and ``"back"``); all errors at once.
+
+    With ``each``, every image is handed to ``each(code, image)`` as it is read and the
+    result kept instead of the image (41 phone photos would take 150 MB at once).
+    """
     folder = Path(folder)
     if not folder.is_dir():
         raise EnrollmentError(f"enrollment folder not found: {folder}")
@@ -163,7 +169,7 @@ def read_enrollment_dir(folder: str | Path) -> dict[str, np.ndarray]:
     for code, paths in by_code.items():
         if len(paths) > 1:
             problems.append(f"duplicate images for {code}: {', '.join(p.name for p in paths)}")
-    images: dict[str, np.ndarray] = {}
+    out: dict[str, object] = {}
     unreadable: list[str] = []
     digests: dict[str, str] = {}
     for code, paths in sorted(by_code.items()):
@@ -176,13 +182,13 @@ def read_enrollment_dir(folder: str | Path) -> dict[str, np.ndarray]:
         if digest in digests:
             problems.append(f"{digests[digest]} and {paths[0].name} are the same picture")
         digests.setdefault(digest, paths[0].name)
-        images[code] = img
+        out[code] = img if each is None else each(code, img)
     if unreadable:
         problems.append(f"unreadable image(s): {', '.join(unreadable)}")
     if problems:
         hint = f" (ignored files not named by card code: {', '.join(ignored)})" if ignored else ""
         raise EnrollmentError(f"cannot enroll {folder}: " + "; ".join(problems) + hint)
-    return images
+    return out
 
 
 def _views(patch: np.ndarray, rng: np.random.Generator, n: int) -> list[np.ndarray]:
@@ -246,16 +252,17 @@ def _covered_references(patches: dict[str, np.ndarray], embedder: Embedder,
 def enroll_directory(folder: str | Path, embedder: Embedder | None = None) -> EnrolledDeck:
     """Enroll the deck in ``folder``: every file's card found and rectified, and every
     file whose card cannot be found named at once."""
-    images = read_enrollment_dir(folder)
-    embedder = embedder or Embedder()
-    patches: dict[str, np.ndarray] = {}
-    ratios: dict[str, float] = {}
-    lost: list[str] = []
-    for code, img in images.items():
+    def shape(code: str, img: np.ndarray) -> tuple[np.ndarray, float] | None:
         try:
-            patches[code], ratios[code] = card_shape(img, face=code != BACK)
+            return card_shape(img, face=code != BACK)
         except NoCardFound:
-            lost.append(code)
+            return None
+
+    shapes = read_enrollment_dir(folder, shape)
+    embedder = embedder or Embedder()
+    lost = [code for code, got in shapes.items() if got is None]
+    patches = {code: got[0] for code, got in shapes.items() if got is not None}
+    ratios = {code: got[1] for code, got in shapes.items() if got is not None}
     if lost:
         names = {code: p for code, p in _file_names(folder).items() if code in lost}
         raise EnrollmentError(f"cannot enroll {folder}: no card found in "

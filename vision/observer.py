@@ -32,6 +32,7 @@ from vision.detect import (
     mask_on_mat,
     mat_color,
     quads_from_mask,
+    refine_corners,
     warp_card,
 )
 from vision.embed import PATCH_H, PATCH_W
@@ -273,7 +274,8 @@ class TableObserver:
                 todo.append((name, q, key))
                 zones[name] = ZoneObs(UNKNOWN, center, hidden)
         if todo:
-            patches = np.stack([warp_card(frame, self._to_image(q.corners))
+            # Found in the coarse rectified view: the corners are refined on the frame.
+            patches = np.stack([warp_card(frame, refine_corners(frame, self._to_image(q.corners)))
                                 for _, q, _ in todo])
             self.stats.recognitions += len(todo)
             allowed = [self.possible(name) if self.possible else None for name, _, _ in todo]

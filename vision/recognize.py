@@ -165,11 +165,13 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
     "none of these" level (a book, a phone, a patch of cloth) is not reported; one
     above it but short of the verification margin is an unknown face.
     """
-    from vision.detect import find_cards, warp_card
+    from vision.detect import find_cards, refine_corners, warp_card
 
     quads = find_cards(image)
     if not quads:
         return []
+    for q in quads:  # found at 640 pixels; compared with the faces pixel by pixel
+        q.corners = refine_corners(image, q.corners)
     ids = recognizer.identify(np.stack([warp_card(image, q.corners) for q in quads]))
     out = []
     for q, ident in zip(quads, ids, strict=True):

@@ -36,13 +36,14 @@ def card_corners_mm(center: tuple[float, float], angle: float,
 
 
 def paste_cards(plane: np.ndarray, px_per_mm: float, faces: dict[str, np.ndarray],
-                cards: list[PlacedCard], shadow: bool = True) -> np.ndarray:
-    """Cards drawn in order (later ones on top) onto a copy of the plane image."""
+                cards: list[PlacedCard], shadow: bool = True,
+                card_size: tuple[float, float] = (CARD_W_MM, CARD_H_MM)) -> np.ndarray:
+    """Cards of ``card_size`` mm drawn in order (later ones on top) onto a copy of the plane."""
     out = plane.copy()
     for c in cards:
         face = faces[c.code]
         fh, fw = face.shape[:2]
-        dst = (card_corners_mm(c.center_mm, c.angle) * px_per_mm).astype(np.float32)
+        dst = (card_corners_mm(c.center_mm, c.angle, card_size) * px_per_mm).astype(np.float32)
         src = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
         m = cv2.getPerspectiveTransform(src, dst)
         size = (out.shape[1], out.shape[0])
