@@ -335,12 +335,13 @@ class Tracker:
                  t: float) -> None:
         """An unnamed face in ``zone``: held once it has lain still long enough where a
         new card is expected (a known card under glare is not news)."""
-        if zone.settled not in (None, BACK) or self._priming and zone.read:
+        swap = name == self.briscola_zone and self._swap_in_question(zone, ranked)
+        if not swap and (zone.settled not in (None, BACK) or self._priming and zone.read):
             return
-        if name == self.briscola_zone:
+        if name == self.briscola_zone and not swap:
             hand = self.hand()
             if hand is not None and hand.trump is not None and not hand.is_over():
-                return  # the briscola is known: a swap's card is named or not at all
+                return  # the briscola is known and nothing says it was swapped
         if o.center is not None and zone.unknown_center is not None:
             dx = o.center[0] - zone.unknown_center[0]
             dy = o.center[1] - zone.unknown_center[1]
@@ -357,6 +358,17 @@ class Tracker:
             return
         if name not in self.holds:
             self._hold(name, UNRECOGNISED, zone.ranked, t=t)
+
+    def _swap_in_question(self, zone: _Zone, ranked: tuple[str, ...]) -> bool:
+        """A hand reached the face-up card under the stock, and what lies there now shows
+        the same visible half as another card a swap may leave there (the 6 and the 7 of
+        a suit, in some decks): the table asks once, it does not guess."""
+        hand = self.hand()
+        if hand is None or hand.trump is None or hand.is_over() or not zone.touched:
+            return False
+        if not hand.rules.variants:
+            return False  # no swap is played: the card there is the briscola
+        return len(set(ranked) & set(self.briscola_candidates())) >= 2
 
     def _hold(self, zone: str, reason: str, ranked: tuple[str, ...] = (),
               card: str | None = None, t: float = 0.0) -> None:
@@ -418,6 +430,12 @@ class Tracker:
             hand = self.hand()
             if hand is not None and hand.is_over():
                 return [{"type": "hand"}, {"type": "trump", "card": card}]
+            if hand is not None and hand.trump is not None and hand.briscola is not None:
+                # The question after a reach for the stock: swapped, or not.
+                if card == str(hand.briscola):
+                    return []
+                seat = self._swapper(Card.parse(card), hand)
+                return [] if seat is None else [{"type": "swap", "seat": seat, "card": card}]
             return [{"type": "trump", "card": card}]
         if hold.reason == MISMATCH:
             return [{"type": "correct", "seat": hold.seat, "card": card}]
