@@ -64,7 +64,7 @@ def card_shape(image: np.ndarray, face: bool = True) -> tuple[np.ndarray, float]
     quads = find_cards(image, 0.02, 0.995)
     quad = max(quads, key=lambda q: q.area) if quads else None
     if 1.4 <= whole <= 1.95 and _is_scan(image, quad):
-        if face and _paper(image) < 0.1:
+        if face and _paper(image) < 0.3:
             raise NoCardFound("no card found")  # a table, a wall: no card stock in view
         return card_patch_whole(image), whole
     if quad is None:
@@ -82,9 +82,17 @@ def _as_card_image(img: np.ndarray) -> np.ndarray:
     (transparent corners, or corners in a flat key colour as sprites cut from a sheet
     have); a photo's corners are the table, and stay as they are."""
     outlined = with_outline(img)
-    if _cut_out(outlined[..., 3]):
+    if img.ndim == 3 and img.shape[2] == 4:  # a real alpha channel
+        return outlined if _cut_out(outlined[..., 3]) else on_white(outlined)
+    h, w = img.shape[:2]
+    corners = img[[0, 0, -1, -1], [0, -1, 0, -1]].reshape(4, -1)
+    # A sprite's key colour is one exact colour in all four corners of a card-shaped
+    # picture; a photo's table never is.
+    keyed = bool((corners == corners[0]).all()) and int(corners.min()) < 245 and \
+        1.4 <= max(h, w) / min(h, w) <= 1.95  # (white corners: a scan's paper, or glare)
+    if keyed and _cut_out(outlined[..., 3]):
         return outlined
-    return on_white(outlined) if img.ndim == 3 and img.shape[2] == 4 else outlined[..., :3]
+    return outlined[..., :3]
 
 
 def _cut_out(alpha: np.ndarray) -> bool:
@@ -115,8 +123,9 @@ def _is_scan(image: np.ndarray, quad) -> bool:
     h, w = image.shape[:2]
     if quad is None or quad.area >= 0.75 * h * w:
         return True  # nothing card-like inside, or the card's own printed frame or panel
-    if quad.area < 0.4 * h * w and _paper(image) >= 0.4:
-        return True  # mostly card stock, a pip or a panel found in it: a face
+    if quad.area < 0.4 * h * w and _paper(image) >= 0.4 and \
+            _paper(warp_card(image, quad.corners)) < 0.4:
+        return True  # mostly card stock, and what was found in it is ink: a pip, a panel
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
     m = max(2, min(h, w) // 40)
     ring = np.concatenate([lab[:m].reshape(-1, 3), lab[-m:].reshape(-1, 3),
