@@ -24,7 +24,7 @@ card is unknown and the ranked shortlist says what it might be.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -204,7 +204,7 @@ class FaceTemplates:
         if second is None:
             return Verdict(self.labels[best], sims[best], 1.0, self.turned[best],
                            self._ranked(sims))
-        contrast, second, fit = self._contrast_all(fine, best, sims)
+        contrast, second, fit = self._contrast_all(lambda r: fine, best, sims)
         if not (sims[best] >= FAST_SIMILARITY and contrast >= FAST_CONTRAST):
             # Not plain at once: align the likeliest faces and look again.
             self.slow += 1
@@ -218,11 +218,20 @@ class FaceTemplates:
                     sims[r] = max(sims[r], float(self._fine[r] @ feats[r]))
                 if len(feats) == SHORTLIST:
                     break
+            def aligned(r: int) -> np.ndarray:
+                """The patch as aligned with face ``r``: each face is judged in its own
+                frame (an enrollment photo a little off must not lose for being off)."""
+                if r not in feats:
+                    warped = self._align(lab, small_gray, r, gray)
+                    feats[r] = fine if warped is None else features(warped)
+                    sims[r] = max(sims[r], float(self._fine[r] @ feats[r]))
+                return feats[r]
+
             best, second = self._top2(sims)
-            contrast, second, fit = self._contrast_all(feats.get(best, fine), best, sims)
+            contrast, second, fit = self._contrast_all(aligned, best, sims)
             if contrast <= -self.min_contrast:
-                # The deciding pixels side with the runner-up: judge it in its own frame.
-                back, third, fit2 = self._contrast_all(feats.get(second, fine), second, sims)
+                # The deciding pixels side with the runner-up: judge it as the best.
+                back, third, fit2 = self._contrast_all(aligned, second, sims)
                 if back >= self.min_contrast:
                     best, second, contrast, fit = second, third, back, fit2
         verdict = Verdict(None, sims[best], contrast, self.turned[best], self._ranked(sims),
@@ -238,8 +247,8 @@ class FaceTemplates:
         others = [r for r in sims if self.labels[r] != self.labels[best]]
         return best, (max(others, key=sims.get) if others else None)
 
-    def _contrast_all(self, query: np.ndarray, best: int, sims: dict[int, float],
-                      ) -> tuple[float, int, float]:
+    def _contrast_all(self, query: Callable[[int], np.ndarray], best: int,
+                      sims: dict[int, float]) -> tuple[float, int, float]:
         """The weakest :meth:`_contrast` of ``best`` against the likeliest other cards
         (a wrong face must not win against the two runners-up that are themselves wrong
         when the right one could not be aligned), and that rival."""
@@ -250,18 +259,19 @@ class FaceTemplates:
                 rivals.append(r)
             if len(rivals) == RIVAL_CARDS:
                 break
-        judged = {r: self._contrast(query, best, r) for r in rivals}
+        judged = {r: self._contrast(query(best), query(r), best, r) for r in rivals}
         worst = min(judged, key=lambda r: judged[r][0])
         return judged[worst][0], worst, max(f for _, f in judged.values())
 
-    def _contrast(self, query: np.ndarray, a: int, b: int) -> tuple[float, float]:
+    def _contrast(self, qa: np.ndarray, qb: np.ndarray, a: int, b: int) -> tuple[float, float]:
         """How much ``query`` sides with face ``a`` over face ``b`` on the pixels where
         the two faces differ most (+1 exactly ``a``, -1 exactly ``b``), and how far it is
         from ``a`` there, against how far ``b`` is (0: exactly ``a``; a view that is
-        like neither, a degraded reference, is far from both)."""
+        like neither, a degraded reference, is far from both). ``qa`` and ``qb`` are the
+        patch as aligned with each face."""
         where, fa, fb, energy = self._deciding(a, b)
-        ea = float(np.sum((query[where] - fa) ** 2))
-        eb = float(np.sum((query[where] - fb) ** 2))
+        ea = float(np.sum((qa[where] - fa) ** 2))
+        eb = float(np.sum((qb[where] - fb) ** 2))
         return (eb - ea) / (eb + ea + 1e-9), ea / (energy + 1e-9)
 
     def _deciding(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
