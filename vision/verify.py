@@ -92,7 +92,7 @@ class FaceTemplates:
     """
 
     def __init__(self, faces: dict[str, np.ndarray] | list[tuple[str, bool, np.ndarray]],
-                 min_similarity: float = 0.6, min_contrast: float = 0.25,
+                 min_similarity: float = 0.6, min_contrast: float = 0.35,
                  max_fit: float = 9.0, size: tuple[int, int] = (PATCH_W, PATCH_H)) -> None:
         self.min_similarity = min_similarity
         self.min_contrast = min_contrast
