@@ -67,11 +67,17 @@ def card_shape(image: np.ndarray, face: bool = True) -> tuple[np.ndarray, float]
         if face and _paper(image) < 0.3:
             raise NoCardFound("no card found")  # a table, a wall: no card stock in view
         return card_patch_whole(image), whole
-    if quad is None:
+    # In a photo the card lies whole in view: a quad against the picture's edge is the
+    # picture itself or a card cut off, not the card to enroll.
+    m = 0.01 * min(h, w)
+    whole_in_view = [q for q in quads if q.corners[:, 0].min() > m and q.corners[:, 1].min() > m
+                     and q.corners[:, 0].max() < w - 1 - m and q.corners[:, 1].max() < h - 1 - m]
+    if not whole_in_view:
         raise NoCardFound("no card found")
+    quad = max(whole_in_view, key=lambda q: q.area)
     # A reference is compared pixel by pixel with every later view: its corners must be
-    # the card's own, not the detector's rough ones.
-    corners = refine_corners(image, quad.corners)
+    # the card's own, not the detector's rough ones (twice: a first pass may stop short).
+    corners = refine_corners(image, refine_corners(image, quad.corners))
     sides = [float(np.linalg.norm(corners[i] - corners[(i + 1) % 4])) for i in range(4)]
     ratio = (sides[1] + sides[3]) / (sides[0] + sides[2])  # seen at a slant: roughly
     return warp_card(image, corners), ratio
