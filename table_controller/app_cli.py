@@ -202,7 +202,7 @@ def demo(args: argparse.Namespace) -> int:
     controller.submit({"type": "hand", "players": args.players,
                        "dealer": referee.first_dealer, "variants": sorted(args.variants)})
     t0 = time.monotonic()
-    frames = ((spec.t, img) for spec, img in _rendered(sim, stop))
+    frames = _answering(_rendered(sim, stop), sim, controller, report, names)
     try:
         controller.run(paced(frames, 30.0, realtime=not args.fast, stop=stop), stop=stop)
         elapsed = time.monotonic() - t0
@@ -215,6 +215,31 @@ def demo(args: argparse.Namespace) -> int:
     finally:
         table.close()
     return 0 if ok else 1
+
+
+DEMO_ANSWER_FRAMES = 5  # a player at the phone names a held card this many frames later
+
+
+def _answering(rendered, sim: Any, controller: Any, report: Any, names: list[str]):
+    """The demo's frames, with a player at the phone who names each card the table holds
+    (one it could not recognise) as it really is, as a person at the table would."""
+    since: dict[str, int] = {}
+    for spec, img in rendered:
+        holds = getattr(controller.tracker, "holds", None) or {}
+        for zone in [z for z in since if z not in holds]:
+            del since[zone]
+        for zone, hold in list(holds.items()):
+            since[zone] = since.get(zone, 0) + 1
+            if since[zone] != DEMO_ANSWER_FRAMES:
+                continue
+            truth = sim.truth_observation(spec).zones.get(zone)
+            if truth is None or truth.content in (None, "back"):
+                continue
+            who = "the briscola" if hold.seat is None else f"{names[hold.seat]}'s card"
+            report._print(f"  ? {who} was not recognised: named on the phone as "
+                          f"{truth.content}")
+            controller.command("pick", {"zone": zone, "card": truth.content})
+        yield spec.t, img
 
 
 def _final_account(controller: Any, sim: Any, names: list[str], elapsed: float) -> bool:

@@ -249,6 +249,10 @@ class TableObserver:
                 qm = np.zeros_like(region)
                 cv2.fillConvexPoly(qm, np.round(q.corners).astype(np.int32), 255)
                 region = cv2.dilate(qm, self._kernel(6))
+                if name == "briscola":
+                    # The spot lies among the heaps, where no hand is looked for: a hand
+                    # laying the card is seen crossing the ring around them.
+                    region = cv2.bitwise_or(region, self._briscola_ring)
             hidden = bool(np.count_nonzero(cv2.bitwise_and(hands, region)) > touch)
             if q is None or hidden:
                 # Nothing there, or a hand that may be changing it: forget the name.
