@@ -218,3 +218,18 @@ def test_cli_recognize_bad_inputs(tmp_path, capsys):
     assert "cannot read image" in capsys.readouterr().err
     assert cli_main(["recognize", "--deck", str(tmp_path / "none.npz"), "x.jpg"]) == 2
     assert "deck file not found" in capsys.readouterr().err
+
+
+def test_a_tight_crop_is_one_card_and_a_bare_table_is_none(tmp_path, capsys):
+    """A scan or a crop of one card has nothing around it to find it against: it is named
+    whole when it is plainly a face of the deck; a picture of cloth is no card."""
+    faces = builtin_faces()
+    crop, cloth = tmp_path / "crop.png", tmp_path / "cloth.png"
+    cv2.imwrite(str(crop), faces["7s"])
+    rng = np.random.default_rng(4)
+    felt = np.clip(rng.normal((60, 110, 40), 6, (360, 640, 3)), 0, 255).astype(np.uint8)
+    cv2.imwrite(str(cloth), felt)
+    assert cli_main(["recognize", str(crop), str(cloth), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["card"] for c in out[0]["cards"]] == ["7s"]
+    assert out[1]["cards"] == []

@@ -141,6 +141,21 @@ class Recognizer:
         return identity.card is not None and identity.card != BACK
 
 
+def _whole(image: np.ndarray, recognizer: Recognizer) -> list[SeenCard]:
+    """A picture that is one card (a scan, a tight crop: nothing around it to find it
+    against): reported only when it is plainly one of the deck's faces."""
+    from vision.detect import order_corners, warp_card
+
+    h, w = image.shape[:2]
+    if not 1.4 <= max(h, w) / min(h, w) <= 1.95:
+        return []
+    corners = order_corners(np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
+    ident = recognizer.identify(warp_card(image, corners)[None])[0]
+    if not recognizer.is_face(ident):
+        return []
+    return [SeenCard(np.roll(corners, -2, axis=0) if ident.flipped else corners, ident)]
+
+
 def _per_patch(allowed, n: int) -> list[Iterable[str] | None]:
     if allowed is None:
         return [None] * n
@@ -169,7 +184,7 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
 
     quads = find_cards(image)
     if not quads:
-        return []
+        return _whole(image, recognizer)
     for q in quads:  # found at 640 pixels; compared with the faces pixel by pixel
         q.corners = refine_corners(image, q.corners)
     ids = recognizer.identify(np.stack([warp_card(image, q.corners) for q in quads]))
@@ -179,4 +194,7 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
             continue
         corners = np.roll(q.corners, -2, axis=0) if ident.flipped else q.corners
         out.append(SeenCard(corners, ident))
+    if not any(recognizer.is_face(s.identity) for s in out):
+        # Nothing named: the picture may be one card whose pips or panel were found.
+        return _whole(image, recognizer) or out
     return out
