@@ -46,7 +46,8 @@ def embedder():
 def test_a_hand_drawn_with_a_real_deck_is_refereed_exactly(embedder, deck):
     folder = DECKS / deck
     if not folder.is_dir():
-        pytest.skip(f"real deck absent: {folder} (../shared/decks is not checked out here)")
+        pytest.skip(f"real deck art not found at {folder}: it lives in ../shared/decks beside "
+                    "the repository")
     from vision.enroll import card_patch, enroll_patches
     from vision.recognize import Recognizer
 

@@ -39,7 +39,8 @@ def embedder():
 
 def _faces(name: str, alpha: bool = False) -> dict[str, np.ndarray]:
     if not (DECKS / name).is_dir():
-        pytest.skip(f"real deck {name} not found at {DECKS / name} (shared/ beside the repo)")
+        pytest.skip(f"real deck art not found at {DECKS / name}: it lives in ../shared/decks "
+                    "beside the repository")
     return load_deck_faces(DECKS / name, alpha=alpha)
 
 

@@ -40,7 +40,8 @@ def _recognizer(faces, embedder):
 
 def _napoletane():
     if not (NAPOLETANE / "1d.jpg").is_file():
-        pytest.skip(f"real deck art not found at {NAPOLETANE} (shared/decks beside the repo)")
+        pytest.skip(f"real deck art not found at {NAPOLETANE}: it lives in ../shared/decks "
+                    "beside the repository")
     faces = {c: cv2.imread(str(NAPOLETANE / f"{c}.jpg")) for c in CODES}
     faces["back"] = cv2.imread(str(NAPOLETANE / "back.jpg"))
     return faces
