@@ -221,8 +221,8 @@ class FaceTemplates:
             def aligned(r: int) -> np.ndarray:
                 """The patch as aligned with face ``r``: each face is judged in its own
                 frame (an enrollment photo a little off must not lose for being off)."""
-                if r not in feats:
-                    warped = self._align(lab, small_gray, r, gray)
+                if r not in feats:  # a rival beyond the shortlist: the coarse warp will do
+                    warped = self._align(lab, small_gray, r)
                     feats[r] = fine if warped is None else features(warped)
                     sims[r] = max(sims[r], float(self._fine[r] @ feats[r]))
                 return feats[r]
