@@ -57,10 +57,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 class TerminalReport:
     """Prints each trick and hand, with a progress bar for the match."""
 
-    def __init__(self, controller: Any, names: list[str], out=sys.stdout) -> None:
+    def __init__(self, controller: Any, names: list[str], out=None) -> None:
         self.controller = controller
         self.names = names
-        self.out = out
+        self.out = out = out if out is not None else sys.stdout  # the stdout of now
         self.tty = out.isatty()
         self._bar_shown = False
 
