@@ -23,6 +23,7 @@ from vision.embed import MODEL_PATH, Embedder
 from vision.verify import FaceTemplates
 
 SCALE = 20.0  # the softmax temperature the model was trained with
+AGREED_CONTRAST = 0.2  # the deciding pixels' margin that will do when the embedding agrees
 
 
 @dataclass
@@ -104,8 +105,15 @@ class Recognizer:
         if allowed is not None:
             allowed = [c for c in allowed if c != BACK]
         v = self.templates.match(patch, allowed)
-        if v.card is not None and v.card != BACK:
-            return Identity(v.card, round(v.similarity, 4), ident.similarity, ident.margin,
+        card = v.card
+        if card is None and ident.card is not None and ident.card == v.best and \
+                (allowed is None or v.best in allowed) and \
+                v.similarity >= self.templates.min_similarity and v.contrast >= AGREED_CONTRAST:
+            # Two independent witnesses agree: the embedding sure of the card, and the
+            # deciding pixels on its side, if by less than alone they would need.
+            card = v.best
+        if card is not None and card != BACK:
+            return Identity(card, round(v.similarity, 4), ident.similarity, ident.margin,
                             v.turned, (), round(v.contrast, 4))
         ranked = tuple(c for c in v.ranked if c != BACK)
         return Identity(None, round(v.similarity, 4), ident.similarity, ident.margin,

@@ -422,7 +422,8 @@ class SimulatedTable:
         center, angle = self._zone_spot(dst)
 
         def knock():
-            self._stage(Fault.WRONG_ZONE, other, play.card, "duplicate_card")
+            # A played card moved: the tracker knows it is no new play, so no violation.
+            self._stage(Fault.WRONG_ZONE, other, play.card, None)
             self._put(src, None)
             self._put(dst, Resting(card.code, center, angle))
             return []

@@ -44,6 +44,7 @@ from typing import Any
 
 from table_controller.cards import ALL_CARDS, Card
 from table_controller.hand import Hand
+from table_controller.rules import Variant
 
 BACK = "back"
 UNKNOWN = "?"
@@ -366,9 +367,16 @@ class Tracker:
         hand = self.hand()
         if hand is None or hand.trump is None or hand.is_over() or not zone.touched:
             return False
-        if not hand.rules.variants:
+        if not hand.rules.variants or hand.briscola is None:
             return False  # no swap is played: the card there is the briscola
-        return len(set(ranked) & set(self.briscola_candidates())) >= 2
+        # Only a card a swap may legally leave there now is worth the question.
+        suit, rank = hand.trump.value, hand.briscola.rank
+        legal = {str(hand.briscola)}
+        if Variant.SWAP7 in hand.rules.variants and hand.tricks and rank in (1, 3, 10, 9, 8):
+            legal.add(f"7{suit}")
+        if Variant.SWAP2 in hand.rules.variants and not hand.tricks:
+            legal.add(f"2{suit}")
+        return len(legal) > 1 and len(set(ranked) & legal) >= 2
 
     def _hold(self, zone: str, reason: str, ranked: tuple[str, ...] = (),
               card: str | None = None, t: float = 0.0) -> None:

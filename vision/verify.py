@@ -51,6 +51,7 @@ class Verdict:
     ranked: tuple[str, ...]  # the likeliest cards, best first (for asking a person)
     runner_up: str | None = None
     fit: float = 0.0  # distance from the best face where it differs from its rivals
+    best: str | None = None  # the best face of the whole deck, named or not
 
 
 def _lab(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -183,11 +184,13 @@ class FaceTemplates:
         keep = set(allowed)
         ranked = tuple(c for c in v.ranked if c in keep)
         if v.card is not None and v.card not in keep:
-            return Verdict(None, v.similarity, v.contrast, v.turned, ranked, v.card, v.fit)
+            return Verdict(None, v.similarity, v.contrast, v.turned, ranked, v.card, v.fit,
+                           v.best)
         if v.card is None and len(ranked) < min(3, len(keep)):  # the likeliest, to ask
             ranked += tuple(self._match(patch, keep).ranked)
             ranked = tuple(dict.fromkeys(ranked))
-        return Verdict(v.card, v.similarity, v.contrast, v.turned, ranked, v.runner_up, v.fit)
+        return Verdict(v.card, v.similarity, v.contrast, v.turned, ranked, v.runner_up, v.fit,
+                       v.best)
 
     def _match(self, patch: np.ndarray, allowed: Iterable[str] | None) -> Verdict:
         rows = self._rows(allowed)
@@ -203,7 +206,7 @@ class FaceTemplates:
         best, second = self._top2(sims)
         if second is None:
             return Verdict(self.labels[best], sims[best], 1.0, self.turned[best],
-                           self._ranked(sims))
+                           self._ranked(sims), best=self.labels[best])
         contrast, second, fit = self._contrast_all(lambda r: fine, best, sims)
         if not (sims[best] >= FAST_SIMILARITY and contrast >= FAST_CONTRAST):
             # Not plain at once: align the likeliest faces and look again.
@@ -235,12 +238,12 @@ class FaceTemplates:
                 if back >= self.min_contrast:
                     best, second, contrast, fit = second, third, back, fit2
         verdict = Verdict(None, sims[best], contrast, self.turned[best], self._ranked(sims),
-                          self.labels[second], fit)
+                          self.labels[second], fit, self.labels[best])
         if sims[best] < self.min_similarity or contrast < self.min_contrast \
                 or fit > self.max_fit:
             return verdict
         return Verdict(self.labels[best], sims[best], contrast, self.turned[best],
-                       verdict.ranked, self.labels[second], fit)
+                       verdict.ranked, self.labels[second], fit, self.labels[best])
 
     def _top2(self, sims: dict[int, float]) -> tuple[int, int | None]:
         best = max(sims, key=sims.get)
