@@ -41,6 +41,8 @@ from vision.recognize import Recognizer
 from vision.tracker import UNKNOWN, FrameObs, Tracker, ZoneObs
 from vision.verify import FaceTemplates, half_templates
 
+REREAD_EVERY = 3  # frames between two looks at a card left unnamed in an unchanged view
+
 
 @dataclass
 class ObserverStats:
@@ -125,6 +127,7 @@ class TableObserver:
         self._mat_lab: np.ndarray | None = None
         self._thumb: np.ndarray | None = None
         self._last: FrameObs | None = None
+        self._still_frames = 0
         self._since_cal = 0
         self._cache: dict[str, tuple[tuple, ZoneObs]] = {}
         self._paper: np.ndarray | None = None
@@ -150,7 +153,13 @@ class TableObserver:
         thumb = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.int16)
         if self._last is not None and self._thumb is not None:
             change = np.abs(thumb - self._thumb)
-            if float(change.max()) < self.unchanged_level:
+            unnamed = any(z.content == UNKNOWN and not z.hidden
+                          for z in self._last.zones.values())
+            self._still_frames = self._still_frames + 1 if unnamed else 0
+            # A card left unnamed is looked at again every few frames, still or not: the
+            # first look may have caught a finger leaving it.
+            if float(change.max()) < self.unchanged_level and \
+                    not (unnamed and self._still_frames % REREAD_EVERY == 0):
                 self.stats.unchanged += 1
                 return FrameObs(t, self._last.zones, self._last.hands_from)
             moved = float(np.mean(change > 3 * self.unchanged_level)) > 0.5
@@ -289,7 +298,7 @@ class TableObserver:
                 o = zones[name]
                 zones[name] = ZoneObs(content, o.center, o.hidden, ident.confidence,
                                       ident.candidates if ident.card is None else ())
-                if not o.hidden:
+                if not o.hidden and content != UNKNOWN:  # unnamed: read it again
                     self._cache[name] = (key, zones[name])
         return FrameObs(t, zones, hands_from)
 
