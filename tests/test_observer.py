@@ -84,3 +84,42 @@ def test_a_bumped_camera_recovers_by_itself():
     assert o is not None and obs.stats.calibrations >= 2
     assert not np.allclose(before, obs.cal.current.homography)
     assert all(z.content in (None, UNKNOWN) or z.content == "1d" for z in o.zones.values())
+
+
+class FirstUnsure(StubRecognizer):
+    """Unsure of every card the first ``unsure`` times it is asked (a finger was still
+    leaving it), sure afterwards."""
+
+    def __init__(self, unsure):
+        super().__init__()
+        self.unsure = unsure
+
+    def identify(self, patches, half_covered=False, allowed=None):
+        out = []
+        for _ in patches:
+            self.asked += 1
+            sure = self.asked > self.unsure
+            out.append(Identity("1d" if sure else None, 0.9, 0.9, 0.5, False,
+                                () if sure else ("1d", "2d")))
+        return out
+
+
+def test_a_card_left_unnamed_is_read_again_in_a_still_view():
+    """The first look at a card may come too early; in a view where nothing moves, the
+    observer looks at an unnamed card again (and never caches its unknown)."""
+    sim = SimulatedTable(players=2, seed=2, pace="fast", hands=1, bumps=False)
+    zones = seat_zones_for(2)
+    frame = None
+    for spec, img in sim.frames():  # the first frame with a card lying in a play zone
+        if any(z in sim._cards for z in zones.values()) and spec.hand is None:
+            frame = img
+            break
+    assert frame is not None
+    rec = FirstUnsure(unsure=1)
+    obs = TableObserver(sim.layout, rec, zones)
+    seen = [obs.observe(frame, i / 30) for i in range(8)]  # the very same picture
+    played = [z for z in zones.values() if z in sim._cards]
+    assert seen[0].zones[played[0]].content == UNKNOWN
+    assert seen[0].zones[played[0]].candidates == ("1d", "2d")
+    assert seen[-1].zones[played[0]].content == "1d"
+    assert obs.stats.unchanged > 0  # still frames are otherwise answered from the last
