@@ -23,7 +23,7 @@ from vision.enroll import (
     enroll_patches,
 )
 from vision.observer import TableObserver, seat_zones_for
-from vision.recognize import Recognizer, find_and_identify
+from vision.recognize import Recognizer
 from vision.scenes import card_photo
 from vision.simtable import SimulatedTable
 from vision.tracker import UNKNOWN
@@ -45,21 +45,11 @@ def _faces(name: str, alpha: bool = False) -> dict[str, np.ndarray]:
 
 
 def _score(rec, faces, scenes: int, seed: int):
-    from test_vision_recognize import _photos  # the same synthetic photos as the other tests
+    """(faces, named, named wrong) on the other recognition tests' synthetic photos."""
+    from test_vision_recognize import _photos
+    from test_vision_recognize import _score as score
 
-    total = named = wrong = 0
-    for img, cards in _photos(faces, scenes, seed):
-        seen = find_and_identify(img, rec)
-        for c in cards:
-            if c.code == "back":
-                continue
-            total += 1
-            poly = c.corners.reshape(-1, 1, 2).astype(np.float32)
-            hit = [s for s in seen if cv2.pointPolygonTest(
-                poly, tuple(float(v) for v in s.corners.mean(0)), False) >= 0]
-            if hit and hit[0].identity.card is not None:
-                named += 1
-                wrong += hit[0].identity.card != c.code
+    total, _found, named, wrong = score(rec, _photos(faces, scenes, seed))
     return total, named, wrong
 
 
