@@ -11,6 +11,7 @@ import json
 import random
 import re
 import threading
+import time
 
 import pytest
 from werkzeug.serving import make_server
@@ -163,6 +164,12 @@ def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed, v
             assert 'id="enroll-none"' in client.get("/enroll").get_data(as_text=True)
         assert referee.hand.is_over()
         assert [v.kind.value for v in referee.violations] == ["duplicate_card"]
+        # Let the phone's stream catch up with the last message before it is closed (on
+        # a loaded machine the reader thread may lag behind the hub).
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (
+                phone.messages and phone.messages[-1]["seq"] == hub.last.n):
+            time.sleep(0.02)
     finally:
         hub.close()
         phone.join(10)
