@@ -12,6 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from test_vision_recognize import _stock_laid
 
 from table_controller.cards import ALL_CARDS
 from vision.deck_folder import face_ratio, load_deck_faces
@@ -105,16 +106,6 @@ def test_a_photo_without_a_card_is_named(tmp_path, embedder):
     (folder / "7s.png").unlink()
     with pytest.raises(EnrollmentError, match=r"no card found in 7s\.jpg"):
         enroll_directory(folder, embedder)
-
-
-def _stock_laid(sim):
-    trump = None
-    for spec, img in sim.frames():
-        trump = trump or next((te.event["card"] for te in spec.truth
-                               if te.event["type"] == "trump"), None)
-        if "stock" in sim._cards and spec.hand is None:
-            return spec, img, trump
-    raise AssertionError("the simulated hand never laid the stock")
 
 
 @pytest.mark.parametrize("deck", ["napoletane", "french", "triestine"])
