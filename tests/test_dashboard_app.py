@@ -398,16 +398,25 @@ def test_stream_sends_the_snapshot_then_updates_and_pings(app, client):
     assert any(f.get("event") == "ping" for f in frames)
 
 
-def test_stream_catches_up_from_last_event_id(app, client):
+def test_stream_reconnecting_gets_the_current_snapshot_only(app, client):
+    """A phone reconnecting with the id it last saw is brought up to date with the
+    current snapshot, never a replay of the past ones (finding 1 of issue 12)."""
     setup_match(app)
     seen = hub_of(app).last.id
     session_of(app).feed({"type": "trump", "card": "5s"})
     session_of(app).feed({"type": "play", "seat": 0, "card": "9b"})
     for r in (client.get("/api/v1/stream", headers={"Last-Event-ID": seen}, buffered=False),
               client.get(f"/stream?last_id={seen}", buffered=False)):
-        states = [json.loads(f["data"]) for f in read_sse(r) if f.get("event") == "state"]
-        assert [s["hand"]["trick"] for s in states] == [[], [{"seat": 0, "card": "9b"}]]
+        frames = read_sse(r)
+        states = [json.loads(f["data"]) for f in frames if f.get("event") == "state"]
+        assert [s["hand"]["trick"] for s in states] == [[{"seat": 0, "card": "9b"}]]
         assert states[0]["hand"]["briscola"] == "5s"
+        assert [f["id"] for f in frames if f.get("event") == "state"] == [hub_of(app).last.id]
+    # Up to date already: nothing is sent again, the stream just waits (and pings).
+    r = client.get("/stream", headers={"Last-Event-ID": hub_of(app).last.id}, buffered=False)
+    frames = read_sse(r)
+    assert not [f for f in frames if f.get("event") == "state"]
+    assert any(f.get("event") == "ping" for f in frames)
 
 
 def test_every_api_route_is_in_the_openapi_description(app):

@@ -105,7 +105,6 @@ def test_no_points_reach_a_phone_before_the_hand_ends(tmp_path, players, seed, v
     app = create_app({"DATABASE": str(tmp_path / "leak.sqlite3"), "TESTING": True,
                       "SSE_KEEPALIVE": 0.2})
     hub = hub_of(app)
-    hub._backlog = type(hub._backlog)(hub._backlog, maxlen=10_000)  # keep every message
     session = app.extensions["briscola"]["session"]
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()

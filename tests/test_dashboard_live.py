@@ -34,22 +34,22 @@ def test_messages_have_increasing_ids_and_are_framed_as_sse():
     assert data["hand"]["briscola"] == "5s" and data["hand"]["turn"] == 0
 
 
-def test_since_replays_the_backlog_or_gives_the_current_snapshot():
-    hub = LiveTable(backlog=5)
+def test_since_gives_the_current_snapshot_only_whatever_the_id():
+    hub = LiveTable()
     referee = Referee(players=2)
     sent = [start(hub, referee, {"type": "hand", "dealer": 1})]
     sent.append(start(hub, referee, {"type": "trump", "card": "5s"}))
-    assert [m.n for m in hub.since(sent[0].id)] == [sent[1].n]
-    assert hub.since(sent[1].id) == []
-    assert hub.since(None) == [hub.last]
-    assert hub.since("deadbeef-1") == [hub.last]  # an id from before a restart
-    assert hub.since(f"{hub.boot}-999") == [hub.last]  # from the future
-    assert hub.since("garbage") == [hub.last]
     for card in ("9b", "7b", "1c", "2c", "3c", "4c"):
         sent.append(start(hub, referee, {"type": "play", "seat": 0, "card": card}))
-    # Fell out of the bounded backlog: just the current snapshot.
-    assert hub.since(sent[1].id) == [hub.last]
-    assert len(hub._backlog) == 5
+    assert hub.since(hub.last.id) == []  # up to date
+    assert hub.since(f" {hub.last.id}\n") == []
+    # Never a replay of past snapshots: a run of them would rebuild the captured cards.
+    for old in (sent[0].id, sent[1].id, f"{hub.boot}-0", f"{hub.boot}-1", None, "",
+                "deadbeef-1", f"{hub.boot}-999", "garbage", "0", "9" * 5000,
+                f"{hub.boot}-{'9' * 5000}", f"{hub.boot}-\u00b2", "-", f"{hub.boot}--1"):
+        assert hub.since(old) == [hub.last], old
+        assert hub.catch_up(old) == ([hub.last], hub.last.n), old
+    assert not hasattr(hub, "_backlog")  # nothing past is kept to be replayed
 
 
 def test_wait_wakes_on_publish_and_times_out_quietly():

@@ -27,6 +27,7 @@ DEFAULTS: dict[str, Any] = {
     "SSE_KEEPALIVE": 15.0,  # seconds between pings on an idle stream
     "SSE_MAX_SECONDS": 1800.0,  # then the stream ends and the browser reconnects
     "SSE_MAX_CLIENTS": 100,  # open streams at once (each holds a server thread)
+    "SSE_MAX_PER_CLIENT": 4,  # open streams at once from one address (then 429)
     "SESSION_COOKIE_SAMESITE": "Strict",
     "SESSION_COOKIE_HTTPONLY": True,
     "PERMANENT_SESSION_LIFETIME": 12 * 3600,  # a PIN unlock lasts an evening

@@ -2,10 +2,17 @@
 
 The controller (or the standalone session, a test, the benchmark) calls
 :meth:`LiveTable.publish` after each event it fed the referee. The hub keeps
-the current public snapshot (see :mod:`web_dashboard.state`: points only once
-the hand is over) and fans it out as Server-Sent Events with increasing ids,
-keeping a bounded backlog so that a phone reconnecting with ``Last-Event-ID``
-gets what it missed.
+the current public snapshot and fans it out as Server-Sent Events with
+increasing ids. Every snapshot goes through :func:`web_dashboard.state.phone_view`
+(the one gate of what a phone may see: points only once the hand is over, no
+card but the ones face up on the table) before it is kept, so the live page,
+``/api/v1/table`` and the stream all read the same filtered document.
+
+The hub keeps no backlog: a past snapshot shows a trick as it lay and who took
+it, and a run of them rebuilds every captured card and the running score. A
+phone that (re)connects, whatever its ``Last-Event-ID``, gets the current
+snapshot only (after the hand it carries the reveal); a phone that falls behind
+skips to the newest one.
 
 Write actions from the phones travel the other way as :class:`Command` objects:
 to ``hub.executor`` when one is set (a callable, e.g. the standalone session),
@@ -20,7 +27,6 @@ import queue
 import secrets
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -28,7 +34,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table_controller.referee import Decision, Referee
-from web_dashboard.state import match_json, table_state, violation_json, what_happened
+from web_dashboard.state import (
+    match_json,
+    phone_view,
+    table_state,
+    violation_json,
+    what_happened,
+)
 
 COMMAND_KINDS = ("setup", "new_hand", "event", "undo", "names", "correct", "pick")
 
@@ -59,21 +71,21 @@ class Message:
 class LiveTable:
     """The current public snapshot and its SSE fan-out."""
 
-    def __init__(self, backlog: int = 256,
-                 executor: Callable[[Command], dict[str, Any]] | None = None,
+    def __init__(self, executor: Callable[[Command], dict[str, Any]] | None = None,
                  command_timeout: float = 5.0) -> None:
         self.boot = secrets.token_hex(4)  # ids from an earlier run never match
         self.executor = executor
         self.commands: queue.Queue[Command] = queue.Queue()
         self.command_timeout = command_timeout
         self._cond = threading.Condition()
-        self._backlog: deque[Message] = deque(maxlen=backlog)
+        self._current: Message | None = None  # the only message kept: no backlog
         self._n = 0
         self._match: dict[str, Any] | None = None
         self._violation: dict[str, Any] | None = None
         self._holds: list[dict[str, Any]] = []  # cards the table asks a person to name
         self.closed = False
         self.streams = 0  # open SSE connections
+        self._streams_of: dict[str, int] = {}  # open SSE connections per client address
         self._emit(table_state(None, None))
 
     # -- publishing (controller side) ---------------------------------------------
@@ -104,19 +116,19 @@ class LiveTable:
         most likely cards and the rest of the possible ones. Sent with every snapshot."""
         with self._cond:
             self._holds = [dict(h) for h in holds]
-            last = dict(self._backlog[-1].data, holds=self._holds, note=None)
+            last = dict(self.last.data, holds=self._holds, note=None)
             return self._emit(last)
 
     def _emit(self, state: dict[str, Any], event: str = "state") -> Message:
         with self._cond:
             self._n += 1
             n = self._n
-            state = dict(state, seq=n, at=time.time())
+            state = dict(phone_view(state), seq=n, at=time.time())
             mid = f"{self.boot}-{n}"
             data = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
             wire = f"id: {mid}\nevent: {event}\ndata: {data}\n\n".encode()
             msg = Message(n, mid, event, state, wire)
-            self._backlog.append(msg)
+            self._current = msg
             self._cond.notify_all()
             return msg
 
@@ -129,63 +141,68 @@ class LiveTable:
     # -- reading (phone side) -----------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        with self._cond:
-            return self._backlog[-1].data
+        """The current snapshot as a phone may see it (already through ``phone_view``)."""
+        return self.last.data
 
     @property
     def last(self) -> Message:
         with self._cond:
-            return self._backlog[-1]
+            assert self._current is not None  # set by __init__
+            return self._current
 
     def since(self, last_event_id: str | None) -> list[Message]:
-        """What a phone that last saw ``last_event_id`` missed.
-
-        The backlog's messages after it when it is still there; otherwise (first
-        connection, an id from before a restart or older than the backlog) just
-        the current snapshot, which is all a page needs to be up to date.
-        """
+        """What a phone that last saw ``last_event_id`` is sent on connecting: nothing
+        when that is the current message, else the current message only. Any other
+        id (none, an earlier run's, an older one, one from the future, garbage, a
+        5,000-digit number) is only compared as text: never parsed, never an error."""
         with self._cond:
-            n = self._parse_id(last_event_id)
-            if n is not None and self._backlog and n >= self._backlog[0].n - 1:
-                return [m for m in self._backlog if m.n > n]
-            return [self._backlog[-1]]
+            current = self.last
+            if isinstance(last_event_id, str) and last_event_id.strip() == current.id:
+                return []
+            return [current]
 
     def catch_up(self, last_event_id: str | None) -> tuple[list[Message], int]:
         """:meth:`since` and the message number the stream has then reached, taken
         together so that nothing published in between is skipped."""
         with self._cond:
-            missed = self.since(last_event_id)
-            return missed, (missed[-1].n if missed else self._parse_id(last_event_id))
-
-    def _parse_id(self, last_event_id: str | None) -> int | None:
-        if not last_event_id:
-            return None
-        boot, _, num = str(last_event_id).strip().partition("-")
-        if boot != self.boot or not num.isdigit() or int(num) > self._n:
-            return None
-        return int(num)
+            return self.since(last_event_id), self.last.n
 
     def wait(self, after: int, timeout: float) -> list[Message]:
-        """Messages newer than number ``after``, waiting up to ``timeout`` s for one."""
+        """The current message if it is newer than number ``after`` (a phone that fell
+        behind skips to now), waiting up to ``timeout`` s for one."""
         with self._cond:
             self._cond.wait_for(lambda: self._n > after or self.closed, timeout)
             if self._n <= after:
                 return []
-            if self._backlog[0].n > after + 1:  # fell behind the backlog: skip to now
-                return [self._backlog[-1]]
-            return [m for m in self._backlog if m.n > after]
+            return [self.last]
 
     def open_stream(self, limit: int) -> bool:
         """Count a new SSE connection; False (and not counted) when ``limit`` are open."""
+        return self.admit_stream("", limit) is None
+
+    def admit_stream(self, who: str, limit: int, per_client: int | None = None) -> str | None:
+        """Count a new SSE connection from address ``who``: None when it is counted,
+        else why not: ``"full"`` when ``limit`` streams are open, ``"client"`` when
+        ``who`` already has ``per_client`` open (so that one client cannot hold every
+        stream the table has). Close it with ``close_stream(who)``."""
         with self._cond:
             if self.streams >= limit:
-                return False
+                return "full"
+            mine = self._streams_of.get(who, 0)
+            if per_client is not None and mine >= per_client:
+                return "client"
             self.streams += 1
-            return True
+            self._streams_of[who] = mine + 1
+            return None
 
-    def close_stream(self) -> None:
+    def close_stream(self, who: str = "") -> None:
         with self._cond:
             self.streams = max(0, self.streams - 1)
+            mine = self._streams_of.get(who, 0) - 1
+            if mine > 0:
+                self._streams_of[who] = mine
+            else:
+                self._streams_of.pop(who, None)
 
     # -- commands (phone -> controller) -------------------------------------------
 

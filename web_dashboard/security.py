@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Response, current_app, jsonify, redirect, request, session, url_for
 from werkzeug.security import check_password_hash, generate_password_hash
@@ -155,9 +156,29 @@ def add_security_headers(response: Response) -> Response:
     return response
 
 
+MAX_NEXT = 512  # a redirect target longer than this is no page of the table's
+
+
 def safe_next(target: str | None, default: str = "/") -> str:
-    """Only local paths: never redirect off the table's own pages."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+    """A redirect target only if it is a path on this site, else ``default``.
+
+    Refused: anything not starting with one ``/`` (``//host`` is another site), a
+    scheme or a host (``urlsplit``), backslashes (browsers read ``/\\host`` as
+    ``//host``), control characters and whitespace (browsers drop tabs and newlines,
+    so ``/<TAB>/host`` would become ``//host``; a newline would break the header),
+    and anything over MAX_NEXT characters.
+    """
+    if not isinstance(target, str) or not target or len(target) > MAX_NEXT:
+        return default
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return default
+    if any(not ch.isprintable() or ch.isspace() for ch in target):
+        return default
+    try:
+        parts = urlsplit(target)
+    except ValueError:
+        return default
+    if parts.scheme or parts.netloc or not parts.path.startswith("/"):
         return default
     return target
 

@@ -165,5 +165,80 @@ def table_state(referee: Referee | None, match: dict[str, Any] | None,
     }
 
 
-__all__ = ["table_state", "hand_json", "reveal_json", "reveal_from_report", "match_json",
-           "violation_json", "what_happened"]
+# -- the one gate: what a phone may see --------------------------------------------------
+
+# Every key a phone's snapshot may carry; anything else a caller adds is dropped.
+SNAPSHOT_KEYS = ("match", "hand", "standing", "match_over", "next_dealer", "violation",
+                 "note", "reveal", "holds")
+HAND_KEYS = ("index", "number", "players", "dealer", "variants", "trump", "briscola", "stock",
+             "turn", "trick", "trick_complete", "tricks_played", "tricks_left",
+             "tricks_total", "trick_winners", "tricks_won", "last_winner", "draw_order",
+             "briscola_taker", "caller", "called", "bid", "partner", "teams", "over")
+NOTE_KEYS = ("type", "accepted", "event", "undone", "replaced", "trick_winner",
+             "briscola_taker", "partner", "new_hand", "hand_over")
+VIOLATION_KEYS = ("kind", "message", "seat", "card", "hand")
+MATCH_KEYS = ("id", "players", "names", "variants", "length", "deck")
+STANDING_KEYS = ("hands_won", "winner", "winners", "length", "hands_played")
+HOLD_KEYS = ("zone", "seat", "reason", "likely", "card")
+MAX_LIKELY = 4  # a hold shows the camera's few likeliest cards, never the possible ones
+_POINTS = ("point", "score", "running")
+
+
+def _no_points(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if not any(p in k for p in _POINTS)}
+
+
+def phone_view(state: dict[str, Any]) -> dict[str, Any]:
+    """What a phone may see of a snapshot, now: the one function every channel (the
+    live page, ``/api/v1/table``, the stream) goes through (see ``LiveTable``).
+
+    Only known keys pass. While a hand is being played there is no reveal, no key about
+    points, and every card named is one lying face up on the table (the trick, the
+    briscola, the called card, the card of the violation just announced): a card of a
+    taken trick (e.g. in a correction's note) is replaced by None. Once the hand is over
+    the reveal is shown whole. Idempotent.
+    """
+    out: dict[str, Any] = {k: state.get(k) for k in SNAPSHOT_KEYS}
+    for key, keys in (("match", MATCH_KEYS), ("standing", STANDING_KEYS)):
+        if out[key] is not None:
+            out[key] = {k: out[key].get(k) for k in keys}
+    hand = state.get("hand")
+    if hand is not None:
+        hand = {k: hand.get(k) for k in HAND_KEYS}
+        hand["trick"] = [{"seat": p.get("seat"), "card": p.get("card")}
+                         for p in hand.get("trick") or []]
+    out["hand"] = hand
+    during = hand is not None and not hand.get("over")
+    violation = state.get("violation")
+    if violation is not None:
+        violation = {k: violation.get(k) for k in VIOLATION_KEYS}
+    out["violation"] = violation
+    out["holds"] = [dict({k: h.get(k) for k in HOLD_KEYS},
+                         likely=list(h.get("likely") or [])[:MAX_LIKELY])
+                    for h in state.get("holds") or []]
+    note = state.get("note")
+    if note is not None:
+        note = {k: note[k] for k in NOTE_KEYS if k in note}
+        for key in ("event", "replaced"):
+            if isinstance(note.get(key), dict):
+                note[key] = _no_points(dict(note[key]))
+    if during:
+        out["reveal"] = None
+        visible = {p["card"] for p in hand["trick"]} | {hand["briscola"], hand["called"]}
+        if violation is not None:
+            visible.add(violation["card"])
+        visible |= {h["card"] for h in out["holds"]}
+        visible.discard(None)
+        if note is not None:
+            for key in ("event", "replaced"):
+                part = note.get(key)
+                if isinstance(part, dict):
+                    for field in ("card", "was"):
+                        if part.get(field) is not None and part[field] not in visible:
+                            part[field] = None
+    out["note"] = note
+    return out
+
+
+__all__ = ["phone_view", "table_state", "hand_json", "reveal_json", "reveal_from_report",
+           "match_json", "violation_json", "what_happened"]
