@@ -6,7 +6,8 @@ With ``--deck`` a real deck folder is used (its scans to enroll and to draw the
 scenes), else the built-in deck. Prints medians of:
 - model load plus enrollment of 40 cards and the back from scans, and enrollment
   from 41 phone photos (1280x720 JPEG, one card each on a table);
-- a 1280x720 photo with four cards found and named (``find_and_identify``);
+- a 1280x720 photo with four cards found and named (``find_and_identify``), and a
+  1080x1920 portrait phone photo of four cards;
 - the mat path: a 1280x720 camera frame of the play mat with four cards,
   rectified through the marker homography, cards cut out of the non-mat mask
   and named (marker search itself runs every few frames, timed separately);
@@ -101,6 +102,19 @@ def main() -> int:
         photo_ms.append((time.perf_counter() - t0) * 1000)
         photo_cpu.append((time.process_time() - c0) * 1000)
     print(f"photo 1280x720, four cards found and named: {med(photo_ms, photo_cpu)}")
+    tall_ms, tall_cpu = [], []
+    for _ in range(max(10, args.frames // 2)):  # a phone held upright: 1080x1920
+        plane_mm, ppm = (260.0, 420.0), 4.0
+        plane = random_texture(rng, int(plane_mm[1] * ppm), int(plane_mm[0] * ppm))
+        cards = scatter(rng, list(rng.choice(codes, 4, replace=False)), plane_mm)
+        h = camera_homography(plane_mm, ppm, (1080, 1920), tilt=rng.uniform(0, 30),
+                              yaw=rng.uniform(0, 360), roll=rng.uniform(-20, 20), fill=0.95)
+        img = render(plane, ppm, faces, cards, h, (1080, 1920), rng)
+        t0, c0 = time.perf_counter(), time.process_time()
+        find_and_identify(img, rec)
+        tall_ms.append((time.perf_counter() - t0) * 1000)
+        tall_cpu.append((time.process_time() - c0) * 1000)
+    print(f"photo 1080x1920, four cards found and named: {med(tall_ms, tall_cpu)} (bar 40 ms)")
 
     layout = mat_layout("A3")
     ppm = 3.0

@@ -208,8 +208,9 @@ def test_cli_recognize_json(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert len(out) == 1 and out[0]["image"] == str(path) and out[0]["ms"] > 0
     got = out[0]["cards"]
-    assert all(set(c) == {"card", "confidence", "corners"} and len(c["corners"]) == 4
-               for c in got)
+    assert all(set(c) == {"card", "confidence", "corners", "visible"}
+               and len(c["corners"]) == 4 for c in got)
+    assert all(c["visible"] > 0.85 for c in got)  # the scene's cards lie whole in view
     truth = sorted(c.code for c in cards if c.code != "back")
     assert sorted(c["card"] for c in got if c["card"]) == truth
 

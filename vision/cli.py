@@ -183,7 +183,8 @@ def cmd_recognize(args: argparse.Namespace) -> int:
         seen = find_and_identify(image, recognizer)
         ms = (time.perf_counter() - t0) * 1000
         cards = [{"card": s.identity.card, "confidence": s.identity.confidence,
-                  "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in s.corners]}
+                  "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in s.corners],
+                  "visible": s.visible}
                  for s in seen if s.identity.card != "back"]
         results.append({"image": name, "cards": cards, "ms": round(ms, 1)})
         if not args.json:

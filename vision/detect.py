@@ -26,6 +26,7 @@ class Quad:
     corners: np.ndarray  # 4x2 float32, TL TR BR BL of the upright (portrait) card
     area: float
     fill: float  # blob area / quad area: 1 for a clean card
+    visible: float = 1.0  # the fraction of the card in view (the learned detector's estimate)
 
     @property
     def center(self) -> np.ndarray:
@@ -356,9 +357,49 @@ def _photo_masks(small: np.ndarray) -> list[np.ndarray]:
     return masks
 
 
-def find_cards(image: np.ndarray, min_area_frac: float = 0.003,
-               max_area_frac: float = 0.4) -> list[Quad]:
-    """Card quadrilaterals in any photo: light card stock on whatever background."""
+_NETS: list = []  # the learned detector and corner refiner, loaded once per process
+
+
+def _learned():
+    """(detector, corner refiner), either None where its model or a runtime is missing."""
+    if not _NETS:
+        from vision.card_net import CORNERS_PATH, MODEL_PATH, CardNet, CornerRefiner
+
+        try:
+            _NETS.append(CardNet(MODEL_PATH) if MODEL_PATH.is_file() else None)
+            _NETS.append(CornerRefiner(CORNERS_PATH) if CORNERS_PATH.is_file() else None)
+        except ImportError:  # no TFLite runtime: the classical detector alone
+            _NETS[:] = [None, None]
+    return _NETS[0], _NETS[1]
+
+
+def find_cards(image: np.ndarray) -> list[Quad]:
+    """Cards in any photo, by the learned detector: every card of which at least half
+    is in view, its corners (in the card's own order: corner 0 is the top left of
+    the face as printed, or of the face turned), and how much of it is visible.
+
+    The detector places each card roughly; the corner refiner looks at each again,
+    upright in a crop of its own, and places its corners (hidden ones inferred from
+    the card's shape). Without a TFLite runtime the classical detector stands in.
+    """
+    net, refiner = _learned()
+    if net is None:
+        return find_cards_classical(image)
+    found = net.find(image)
+    corners = [c.corners for c in found]
+    if refiner is not None:
+        corners = refiner.refine(image, corners)
+    out = []
+    for card, q in zip(found, corners, strict=True):
+        area = abs(cv2.contourArea(q.astype(np.float32)))
+        out.append(Quad(q.astype(np.float32), area, 1.0, min(1.0, card.visible)))
+    return out
+
+
+def find_cards_classical(image: np.ndarray, min_area_frac: float = 0.003,
+                         max_area_frac: float = 0.4) -> list[Quad]:
+    """Card quadrilaterals by colour masks: light card stock on whatever background.
+    Enrollment uses it (one card, filling much of the picture)."""
     h, w = image.shape[:2]
     scale = 1.0
     small = image

@@ -19,7 +19,7 @@ import numpy as np
 from table_controller.cards import ALL_CARDS, Card, CardError
 from vision.deck import BACK, EnrolledDeck, model_sha1
 from vision.deck_folder import on_white, with_outline
-from vision.detect import find_cards, refine_corners, warp_card
+from vision.detect import find_cards_classical, refine_corners, warp_card
 from vision.embed import MODEL_PATH, PATCH_H, PATCH_W, Embedder
 from vision.guided import guided_enroll  # noqa: F401  (moved there; imported from here too)
 
@@ -61,7 +61,7 @@ def card_shape(image: np.ndarray, face: bool = True) -> tuple[np.ndarray, float]
         image = on_white(image)
         if cut_out:
             return card_patch_whole(image), whole
-    quads = find_cards(image, 0.02, 0.995)
+    quads = find_cards_classical(image, 0.02, 0.995)
     quad = max(quads, key=lambda q: q.area) if quads else None
     if 1.4 <= whole <= 1.95 and _is_scan(image, quad):
         if face and _paper(image) < 0.3:

@@ -37,7 +37,7 @@ import numpy as np
 
 from table_controller.cards import ALL_CARDS, Card, CardError
 from vision.deck import BACK, EnrolledDeck
-from vision.detect import find_cards, warp_card
+from vision.detect import find_cards_classical, warp_card
 from vision.embed import Embedder
 
 BLUR_LEVEL = 0.012  # var(Laplacian) / contrast of a sharp capture: >= 0.025 measured
@@ -240,7 +240,7 @@ def guided_enroll(frames: Iterable[np.ndarray], prompt: Callable[[str], None],
             take_retake()
             if (len(queue), queue[0]) != before:
                 break  # a re-take asked first
-            quads = find_cards(frame)
+            quads = find_cards_classical(frame)
             if len(quads) != 1:
                 history.clear()
                 if not quads and _piece_at_edge(frame, np.median(areas) if areas else None):

@@ -12,15 +12,16 @@ evidence stays missing: the referee never gets a guess.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from vision.deck import BACK, EnrolledDeck
-from vision.embed import MODEL_PATH, Embedder
-from vision.verify import FaceTemplates
+from vision.embed import MODEL_PATH, PATCH_H, Embedder
+from vision.verify import FaceTemplates, half_templates
 
 SCALE = 20.0  # the softmax temperature the model was trained with
 AGREED_CONTRAST = 0.2  # the deciding pixels' margin that will do when the embedding agrees
@@ -53,6 +54,7 @@ class Recognizer:
         self.deck = deck
         faces = deck.faces()
         self.templates = FaceTemplates(faces) if faces else None
+        self._halves: dict[int, FaceTemplates] = {}  # rows -> templates of that many rows
         self._names = sorted(set(deck.labels.tolist()))
         self._index = np.array([self._names.index(x) for x in deck.labels])
         # Enrolment stores each reference upright then turned: odd rows are turned.
@@ -144,6 +146,29 @@ class Recognizer:
             out.append(Identity(names[b] if ok else None, round(conf, 4), sim, gap, turned))
         return out
 
+    def identify_part(self, patch: np.ndarray, visible: float) -> Identity:
+        """A card of which only ``visible`` (a fraction) is in view, as an upright patch
+        of the whole card: compared end for end with the same rows of every face (the
+        card may show either end). Named only when one end settles it and the other
+        does not name another card; a deck whose faces share that end leaves it unknown."""
+        rows = int(visible * PATCH_H) - 4
+        rows -= rows % 8  # a few sizes of templates, built once each
+        unknown = Identity(None, 0.0, 0.0, 0.0, False)
+        if self.templates is None or rows < PATCH_H // 3:
+            return unknown
+        templates = self._halves.get(rows)
+        if templates is None:
+            templates = self._halves[rows] = half_templates(self.deck.faces(), rows)
+        ends = (templates.match(patch[:rows]), templates.match(patch[::-1, ::-1][:rows]))
+        named = {v.card for v in ends if v.card is not None}
+        if len(named) != 1:
+            return replace(unknown, candidates=tuple(dict.fromkeys(
+                c for v in ends for c in v.ranked[:2])))
+        k = 0 if ends[0].card is not None else 1
+        v = ends[k]
+        return Identity(v.card, round(v.similarity, 4), v.similarity, v.contrast,
+                        v.turned != (k == 1), contrast=v.contrast)
+
     @staticmethod
     def is_face(identity: Identity) -> bool:
         return identity.card is not None and identity.card != BACK
@@ -179,30 +204,62 @@ def _per_patch(allowed, n: int) -> list[Iterable[str] | None]:
 class SeenCard:
     corners: np.ndarray  # image pixels TL TR BR BL of the card as printed (when known)
     identity: Identity
+    visible: float = 1.0  # the fraction of the card in view
+
+
+WHOLE_VISIBLE = 0.85  # a card with this much in view is compared as a whole face
 
 
 def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCard]:
     """Every card in a photo (any background, any rotation) with its identity.
 
-    A card-shaped thing less like any card of the deck than the network's learned
-    "none of these" level (a book, a phone, a patch of cloth) is not reported; one
-    above it but short of the verification margin is an unknown face.
+    A whole card is compared with every enrolled face. A card partly hidden (under
+    the stock, another card, a hand) is named from its visible end against the same
+    end of every face, when that end tells it apart; otherwise it stays unknown.
     """
-    from vision.detect import find_cards, refine_corners, warp_card
+    from vision.detect import find_cards, warp_card
 
     quads = find_cards(image)
     if not quads:
         return _whole(image, recognizer)
-    for q in quads:  # found at 640 pixels; compared with the faces pixel by pixel
-        q.corners = refine_corners(image, q.corners)
-    ids = recognizer.identify(np.stack([warp_card(image, q.corners) for q in quads]))
+    patches = np.stack([warp_card(image, q.corners) for q in quads])
+    whole = [i for i, q in enumerate(quads) if q.visible >= WHOLE_VISIBLE]
+    whole_set = set(whole)
+    ids: dict[int, Identity] = {}
+    if whole:
+        ids.update(zip(whole, recognizer.identify(patches[whole]), strict=True))
+    for i, q in enumerate(quads):
+        if i not in ids:
+            ids[i] = recognizer.identify_part(patches[i], q.visible)
     out = []
-    for q, ident in zip(quads, ids, strict=True):
-        if ident.card is None and ident.similarity < recognizer.null_level:
-            continue
+    for i, q in enumerate(quads):
+        ident = ids[i]
+        if i in whole_set and ident.card is None and ident.similarity < recognizer.null_level:
+            continue  # less like any card of the deck than a patch of cloth is
         corners = np.roll(q.corners, -2, axis=0) if ident.flipped else q.corners
-        out.append(SeenCard(corners, ident))
+        out.append(SeenCard(corners, ident, round(float(q.visible), 2)))
+    if os.environ.get("BT_HYBRID") == "1":
+        out += _missed(image, recognizer, [q.corners for q in quads])
     if not any(recognizer.is_face(s.identity) for s in out):
-        # Nothing named: the picture may be one card whose pips or panel were found.
+        # Nothing named: the picture may be one card filling it (a scan, a crop).
         return _whole(image, recognizer) or out
+    return out
+
+
+def _missed(image: np.ndarray, recognizer: Recognizer, found: list[np.ndarray],
+            ) -> list[SeenCard]:
+    """Cards the learned detector missed that the colour masks find cleanly and that
+    are plainly a face of the deck (a named face is evidence enough that it is a card)."""
+    from vision.card_net import quad_inside, quad_iou
+    from vision.detect import find_cards_classical, refine_corners, warp_card
+
+    extra = [q for q in find_cards_classical(image) if all(
+        quad_iou(q.corners, f) < 0.3 and quad_inside(q.corners, f) < 0.5 for f in found)]
+    out = []
+    for q in extra:
+        corners = refine_corners(image, q.corners)
+        ident = recognizer.identify(warp_card(image, corners)[None])[0]
+        if recognizer.is_face(ident):
+            out.append(SeenCard(np.roll(corners, -2, axis=0) if ident.flipped else corners,
+                                ident))
     return out

@@ -1,0 +1,180 @@
+"""The learned card detector at run time: TFLite in, card quadrilaterals out.
+
+The network (trained by ``vision.detect_train``) sees the picture scaled to
+384 pixels on its long side and answers, per cell of 4x4 pixels, how likely a
+card's centre lies there, where exactly, the card's two half-axes and how much
+of the card is visible. Peaks become parallelograms c +- u +- w in the card's
+own corner order; perspective is left to the corner refinement that follows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MODEL_PATH = Path(__file__).with_name("models") / "card_detect.tflite"
+
+
+@dataclass
+class NetCard:
+    corners: np.ndarray  # (4, 2) float32, image pixels, the card's own order
+    score: float  # the centre's heat, 0..1
+    visible: float  # estimated visible fraction, 0..1
+
+
+def decode(maps: np.ndarray, scale: float, threshold: float = 0.35, stride: int = 4,
+           axis_scale: float = 16.0) -> list[NetCard]:
+    """Cards from the network's (h, w, 8) maps; ``scale`` is image px per input px."""
+    heat = maps[..., 0]
+    peak = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heat >= peak) & (heat >= threshold))
+    out = []
+    for y, x in zip(ys, xs, strict=True):
+        m = maps[y, x]
+        c = (np.array([x + 0.5 + m[1], y + 0.5 + m[2]]) * stride)
+        u = _undouble(m[3], m[4], axis_scale)
+        w = _undouble(m[5], m[6], axis_scale)
+        corners = np.stack([c + u - w, c + u + w, c - u + w, c - u - w])
+        a, b = corners[1] - corners[0], corners[2] - corners[1]
+        if a[0] * b[1] - a[1] * b[0] < 0:  # counter-clockwise: the card seen in a mirror
+            corners = np.stack([c + u + w, c + u - w, c - u - w, c - u + w])
+        corners = corners * scale
+        out.append(NetCard(corners.astype(np.float32), float(heat[y, x]), float(m[7])))
+    return _suppress(sorted(out, key=lambda k: -k.score))
+
+
+def _undouble(a: float, b: float, axis_scale: float) -> np.ndarray:
+    n = math.hypot(a, b) * axis_scale
+    t = math.atan2(b, a) / 2
+    return np.array([n * math.cos(t), n * math.sin(t)])
+
+
+def _suppress(cards: list[NetCard], max_iou: float = 0.5, max_inside: float = 0.7,
+              ) -> list[NetCard]:
+    """Of two reports that are one card, the surer: they overlap most of each other, or
+    the less sure lies mostly inside the other (a half or a panel of one card). A card
+    at least half visible under another is never mostly inside it."""
+    keep: list[NetCard] = []
+    for k in cards:
+        if all(quad_iou(k.corners, j.corners) < max_iou
+               and quad_inside(k.corners, j.corners) < max_inside for j in keep):
+            keep.append(k)
+    return keep
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    a = cv2.convexHull(a.astype(np.float32))
+    b = cv2.convexHull(b.astype(np.float32))
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    return float(inter), float(cv2.contourArea(a)), float(cv2.contourArea(b))
+
+
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, aa, ab = _overlap(a, b)
+    union = aa + ab - inter
+    return inter / union if union > 0 else 0.0
+
+
+def quad_inside(a: np.ndarray, b: np.ndarray) -> float:
+    """How much of quad ``a`` lies inside quad ``b``."""
+    inter, aa, _ = _overlap(a, b)
+    return inter / aa if aa > 0 else 0.0
+
+
+class CardNet:
+    """The detector over one TFLite interpreter, resized to each picture's shape."""
+
+    def __init__(self, model_path: str | Path = MODEL_PATH, threads: int = 1):
+        from vision.tflite import make_interpreter
+
+        meta_path = Path(model_path).with_suffix(".json")
+        self.meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        self.long_side = int(self.meta.get("long_side", 384))
+        self._interp = make_interpreter(model_path, threads)
+        self._in = self._interp.get_input_details()[0]["index"]
+        self._out = self._interp.get_output_details()[0]["index"]
+        self._shape: tuple[int, int] | None = None
+
+    def maps(self, image: np.ndarray) -> tuple[np.ndarray, float]:
+        """The network's maps for a BGR picture and the picture's px per input px."""
+        h, w = image.shape[:2]
+        s = self.long_side / max(h, w)
+        nw, nh = max(32, round(w * s)), max(32, round(h * s))
+        small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+        ph, pw = -(-nh // 32) * 32, -(-nw // 32) * 32  # the net halves its input 5 times
+        if (ph, pw) != self._shape:
+            self._interp.resize_tensor_input(self._in, [1, ph, pw, 3])
+            self._interp.allocate_tensors()
+            self._shape = (ph, pw)
+        x = cv2.copyMakeBorder(small, 0, ph - nh, 0, pw - nw, cv2.BORDER_REPLICATE)
+        self._interp.set_tensor(self._in, x[None].astype(np.float32))
+        self._interp.invoke()
+        return self._interp.get_tensor(self._out)[0], 1.0 / s
+
+    def find(self, image: np.ndarray, threshold: float | None = None) -> list[NetCard]:
+        """Cards whose centre heat reaches ``threshold`` (default: the model's own,
+        chosen on generated scenes of deck styles it never saw)."""
+        if threshold is None:
+            threshold = float(self.meta.get("threshold", 0.4))
+        maps, scale = self.maps(image)
+        return decode(maps, scale, threshold, int(self.meta.get("stride", 4)),
+                      float(self.meta.get("axis_scale", 16.0)))
+
+
+CORNERS_PATH = Path(__file__).with_name("models") / "card_corners.tflite"
+
+
+class CornerRefiner:
+    """Second look at each card: the picture warped so the rough card stands upright
+    in a small crop with a margin, and the network says where its four corners
+    really are (``vision.corner_train``). Hidden corners are inferred from the
+    visible edges and the card's shape."""
+
+    def __init__(self, model_path: str | Path = CORNERS_PATH, threads: int = 1):
+        from vision.tflite import make_interpreter
+
+        meta_path = Path(model_path).with_suffix(".json")
+        meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        self.size = tuple(meta.get("crop", (64, 96)))
+        self.margin = float(meta.get("margin", 0.2))
+        self._interp = make_interpreter(model_path, threads)
+        self._in = self._interp.get_input_details()[0]["index"]
+        self._out = self._interp.get_output_details()[0]["index"]
+        self._batch = 0
+
+    def _frame(self, corners: np.ndarray) -> np.ndarray:
+        w, h = self.size
+        mx, my = self.margin * w / (1 + 2 * self.margin), self.margin * h / (1 + 2 * self.margin)
+        dst = np.float32([[mx, my], [w - mx, my], [w - mx, h - my], [mx, h - my]])
+        return cv2.getPerspectiveTransform(np.float32(corners), dst)
+
+    def refine(self, image: np.ndarray, quads: list[np.ndarray], passes: int = 2,
+               ) -> list[np.ndarray]:
+        """Each quad's corners, looked at again ``passes`` times."""
+        if not quads:
+            return []
+        w, h = self.size
+        quads = [np.float32(q) for q in quads]
+        if len(quads) != self._batch:
+            self._interp.resize_tensor_input(self._in, [len(quads), h, w, 3])
+            self._interp.allocate_tensors()
+            self._batch = len(quads)
+        two = np.diag([2.0, 2.0, 1.0])
+        for _ in range(passes):
+            frames = [self._frame(q) for q in quads]
+            crops = np.stack([cv2.resize(cv2.warpPerspective(
+                image, two @ m, (2 * w, 2 * h), flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE), (w, h), interpolation=cv2.INTER_AREA)
+                for m in frames])
+            self._interp.set_tensor(self._in, crops.astype(np.float32))
+            self._interp.invoke()
+            out = self._interp.get_tensor(self._out).reshape(-1, 4, 2) * np.float32([w, h])
+            quads = [cv2.perspectiveTransform(o.reshape(-1, 1, 2).astype(np.float64),
+                                              np.linalg.inv(m)).reshape(4, 2).astype(np.float32)
+                     for o, m in zip(out, frames, strict=True)]
+        return quads
