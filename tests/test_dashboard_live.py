@@ -66,6 +66,12 @@ def test_wait_wakes_on_publish_and_times_out_quietly():
     start(hub, referee, {"type": "hand"})
     waiter.join(2)
     assert [m.n for m in got] == [after + 1]
+    # A phone that fell behind skips to the newest snapshot: no run of past ones.
+    behind = hub.last.n
+    for obj in ({"type": "trump", "card": "5s"}, {"type": "play", "seat": 1, "card": "9b"},
+                {"type": "play", "seat": 0, "card": "7b"}, {"type": "collect"}):
+        start(hub, referee, obj)
+    assert hub.last.n == behind + 4 and hub.wait(behind, 0) == [hub.last]
     hub.close()
     assert hub.wait(hub.last.n, 5) == []  # closed: returns at once
 

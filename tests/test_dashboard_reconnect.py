@@ -310,3 +310,39 @@ def test_the_per_address_cap_is_configurable_and_the_global_cap_still_holds(tmp_
         assert hub_of(app).streams == 0
     finally:
         hub_of(app).close()
+
+
+def test_odd_last_event_ids_over_real_http_log_no_traceback(tmp_path, caplog):
+    """Through a real server (where an exception would be logged, not raised): every
+    id form answers 200 with the current snapshot, and nothing is logged as an error."""
+    import http.client
+    import logging
+    import threading
+
+    from werkzeug.serving import make_server
+
+    app = create_app({"DATABASE": str(tmp_path / "h.sqlite3"), "SSE_KEEPALIVE": 0.01,
+                      "SSE_MAX_SECONDS": 0.05})
+    hub = hub_of(app)
+    hub.submit("setup", players=2, names=["A", "B"], variants=[], length=3,
+               deck="builtin", dealer=0)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with caplog.at_level(logging.ERROR):
+            for name, form in id_forms(hub).items():
+                conn = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=10)
+                conn.putrequest("GET", "/stream")
+                conn.putheader("Last-Event-ID", form.encode("latin-1"))
+                conn.endheaders()
+                response = conn.getresponse()
+                body = response.read().decode()
+                conn.close()
+                assert response.status == 200, name
+                assert "Traceback" not in body, name
+                ids = [line[4:] for line in body.splitlines() if line.startswith("id: ")]
+                assert ids == ([] if form.strip() == hub.last.id else [hub.last.id]), name
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    finally:
+        hub.close()
+        server.shutdown()
