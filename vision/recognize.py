@@ -12,7 +12,6 @@ evidence stays missing: the referee never gets a guess.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -208,6 +207,14 @@ class SeenCard:
 
 
 WHOLE_VISIBLE = 0.85  # a card with this much in view is compared as a whole face
+SQUAREST = 0.65  # long / short side of a card seen at a steep tilt, over the deck's own
+
+
+def _proportions(corners: np.ndarray) -> float:
+    p = np.asarray(corners, np.float64)
+    s = [float(np.linalg.norm(p[i] - p[(i + 1) % 4])) for i in range(4)]
+    a, b = s[0] + s[2], s[1] + s[3]
+    return max(a, b) / max(1e-6, min(a, b))
 
 
 def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCard]:
@@ -219,7 +226,10 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
     """
     from vision.detect import find_cards, warp_card
 
-    quads = find_cards(image)
+    # Squarer than this deck's cards can look at 35 degrees of tilt: part of a card
+    # (the briscola's visible half beside the stock), not a card to stretch whole.
+    quads = [q for q in find_cards(image) if _proportions(q.corners)
+             >= SQUAREST * recognizer.deck.ratio or q.visible < WHOLE_VISIBLE]
     if not quads:
         return _whole(image, recognizer)
     patches = np.stack([warp_card(image, q.corners) for q in quads])
@@ -238,28 +248,8 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
             continue  # less like any card of the deck than a patch of cloth is
         corners = np.roll(q.corners, -2, axis=0) if ident.flipped else q.corners
         out.append(SeenCard(corners, ident, round(float(q.visible), 2)))
-    if os.environ.get("BT_HYBRID") == "1":
-        out += _missed(image, recognizer, [q.corners for q in quads])
     if not any(recognizer.is_face(s.identity) for s in out):
         # Nothing named: the picture may be one card filling it (a scan, a crop).
         return _whole(image, recognizer) or out
     return out
 
-
-def _missed(image: np.ndarray, recognizer: Recognizer, found: list[np.ndarray],
-            ) -> list[SeenCard]:
-    """Cards the learned detector missed that the colour masks find cleanly and that
-    are plainly a face of the deck (a named face is evidence enough that it is a card)."""
-    from vision.card_net import quad_inside, quad_iou
-    from vision.detect import find_cards_classical, refine_corners, warp_card
-
-    extra = [q for q in find_cards_classical(image) if all(
-        quad_iou(q.corners, f) < 0.3 and quad_inside(q.corners, f) < 0.5 for f in found)]
-    out = []
-    for q in extra:
-        corners = refine_corners(image, q.corners)
-        ident = recognizer.identify(warp_card(image, corners)[None])[0]
-        if recognizer.is_face(ident):
-            out.append(SeenCard(np.roll(corners, -2, axis=0) if ident.flipped else corners,
-                                ident))
-    return out
