@@ -172,6 +172,9 @@ def cmd_recognize(args: argparse.Namespace) -> int:
         recognizer = Recognizer(load_deck(args.deck))
     except (DeckFileError, FileNotFoundError) as exc:
         return _fail(str(exc))
+    from vision.detect import learned_detectors
+
+    learned_detectors()  # load the detectors now: "ms" is each picture's own time
     results, status = [], 0
     for name in args.images:
         image = cv2.imread(name, cv2.IMREAD_COLOR)

@@ -360,7 +360,7 @@ def _photo_masks(small: np.ndarray) -> list[np.ndarray]:
 _NETS: list = []  # the learned detector and corner refiner, loaded once per process
 
 
-def _learned():
+def learned_detectors():
     """(detector, corner refiner), either None where its model or a runtime is missing."""
     if not _NETS:
         from vision.card_net import CORNERS_PATH, MODEL_PATH, CardNet, CornerRefiner
@@ -389,7 +389,7 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     exact = find_cards_classical(image)
     for q in exact:
         q.corners = refine_corners(image, q.corners)
-    net, refiner = _learned()
+    net, refiner = learned_detectors()
     if net is None:
         return exact
     from vision.card_net import quad_inside, quad_iou
