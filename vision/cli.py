@@ -35,8 +35,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="with --camera: no /enroll page for the phones")
     p.set_defaults(handler=cmd_enroll)
 
-    p = subparsers.add_parser("recognize", help="find and name the cards in photos")
-    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p = subparsers.add_parser(
+        "recognize", help="find and name the cards in photos",
+        description="Find every card of which at least half is in view in each photo and "
+                    "name it against an enrolled deck. A card that cannot be named for sure "
+                    "is reported unknown ('?', or \"card\": null), never guessed.",
+        epilog='JSON: [{"image", "ms", "cards": [{"card": code or null, "confidence", '
+               '"corners": four [x, y] from the top left of the face as printed, '
+               '"visible": fraction of the card in view}]}]; backs are not listed.')
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="photos (JPEG, PNG, ...)")
     p.add_argument("--deck", help="enrolled deck (.npz); default: the built-in deck")
     p.add_argument("--json", action="store_true", help="print JSON (one list for all images)")
     p.set_defaults(handler=cmd_recognize)
