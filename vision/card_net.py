@@ -129,6 +129,17 @@ class CardNet:
 CORNERS_PATH = Path(__file__).with_name("models") / "card_corners.tflite"
 
 
+def crop_frame(corners: np.ndarray, size: tuple[int, int] = (64, 96),
+               margin: float = 0.2) -> np.ndarray:
+    """The homography from the picture to a ``size`` crop in which ``corners``
+    (TL TR BR BL) stand upright, ``margin`` (of the card's width and height) inside
+    each edge: what the corner refiner sees, in training and at run time."""
+    w, h = size
+    mx, my = margin * w / (1 + 2 * margin), margin * h / (1 + 2 * margin)
+    dst = np.float32([[mx, my], [w - mx, my], [w - mx, h - my], [mx, h - my]])
+    return cv2.getPerspectiveTransform(np.float32(corners), dst)
+
+
 class CornerRefiner:
     """Second look at each card: the picture warped so the rough card stands upright
     in a small crop with a margin, and the network says where its four corners
@@ -147,12 +158,6 @@ class CornerRefiner:
         self._out = self._interp.get_output_details()[0]["index"]
         self._batch = 0
 
-    def _frame(self, corners: np.ndarray) -> np.ndarray:
-        w, h = self.size
-        mx, my = self.margin * w / (1 + 2 * self.margin), self.margin * h / (1 + 2 * self.margin)
-        dst = np.float32([[mx, my], [w - mx, my], [w - mx, h - my], [mx, h - my]])
-        return cv2.getPerspectiveTransform(np.float32(corners), dst)
-
     def refine(self, image: np.ndarray, quads: list[np.ndarray], passes: int = 2,
                ) -> list[np.ndarray]:
         """Each quad's corners, looked at again ``passes`` times."""
@@ -166,7 +171,7 @@ class CornerRefiner:
             self._batch = len(quads)
         two = np.diag([2.0, 2.0, 1.0])
         for _ in range(passes):
-            frames = [self._frame(q) for q in quads]
+            frames = [crop_frame(q, self.size, self.margin) for q in quads]
             crops = np.stack([cv2.resize(cv2.warpPerspective(
                 image, two @ m, (2 * w, 2 * h), flags=cv2.INTER_LINEAR,
                 borderMode=cv2.BORDER_REPLICATE), (w, h), interpolation=cv2.INTER_AREA)

@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import card_net
 from vision.detect_scenes import detection_scene, scene_decks
 
 CROP_W, CROP_H = 64, 96
@@ -33,12 +34,8 @@ VAL_DECK0 = 2_000_000
 
 
 def crop_frame(corners: np.ndarray) -> np.ndarray:
-    """The homography from the picture to the crop in which ``corners`` (TL TR BR BL)
-    stand upright, ``MARGIN`` inside each edge."""
-    mx, my = MARGIN * CROP_W / (1 + 2 * MARGIN), MARGIN * CROP_H / (1 + 2 * MARGIN)
-    dst = np.float32([[mx, my], [CROP_W - mx, my], [CROP_W - mx, CROP_H - my],
-                      [mx, CROP_H - my]])
-    return cv2.getPerspectiveTransform(np.float32(corners), dst)
+    """The picture -> crop homography for rough ``corners`` (see ``card_net``)."""
+    return card_net.crop_frame(corners, (CROP_W, CROP_H), MARGIN)
 
 
 def crop(image: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
