@@ -19,14 +19,13 @@ import json
 import math
 import os
 import time
-from multiprocessing import Pool
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision import card_net
-from vision.detect_scenes import detection_scene, scene_decks
+from vision.detect_scenes import detection_scene, make_in_parallel, scene_decks
 
 CROP_W, CROP_H = 64, 96
 MARGIN = 0.2  # of the card's width and height, on every side of the rough card
@@ -83,14 +82,7 @@ def _make(args) -> tuple[np.ndarray, np.ndarray]:
 
 
 def make_dataset(n: int, seed: int, deck0: int, workers: int = 2, chunk: int = 2000):
-    jobs = []
-    for k in range(math.ceil(n / chunk)):
-        rng = np.random.default_rng(seed + k)
-        jobs.append((seed * 1000 + k, min(chunk, n - k * chunk),
-                     [int(s) for s in deck0 + rng.integers(0, 1_000_000, 10)]))
-    with Pool(workers) as pool:
-        parts = pool.map(_make, jobs)
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return make_in_parallel(_make, n, seed, deck0, workers, chunk, 10)
 
 
 def build_model():

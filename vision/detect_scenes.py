@@ -363,3 +363,20 @@ def scene_decks(seeds, width: int = 64) -> list[dict[str, np.ndarray]]:
         out.append({c: cv2.resize(f, (width, round(width * f.shape[0] / f.shape[1])),
                                   interpolation=cv2.INTER_AREA) for c, f in deck.items()})
     return out
+
+
+def make_in_parallel(make, n: int, seed: int, deck0: int, workers: int, chunk: int,
+                     decks_per_chunk: int) -> tuple[np.ndarray, np.ndarray]:
+    """A training set of ``n`` samples built by ``make((seed, count, deck_seeds))`` (a
+    module-level function returning inputs and targets) in chunks over ``workers``
+    processes; each chunk draws its own deck styles from ``deck0`` on, by fixed seeds."""
+    from multiprocessing import Pool
+
+    jobs = []
+    for k in range(math.ceil(n / chunk)):
+        rng = np.random.default_rng(seed + k)
+        jobs.append((seed * 1000 + k, min(chunk, n - k * chunk),
+                     [int(s) for s in deck0 + rng.integers(0, 1_000_000, decks_per_chunk)]))
+    with Pool(workers) as pool:
+        parts = pool.map(make, jobs)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

@@ -20,13 +20,12 @@ import json
 import math
 import os
 import time
-from multiprocessing import Pool
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.detect_scenes import TruthCard, detection_scene, scene_decks
+from vision.detect_scenes import TruthCard, detection_scene, make_in_parallel, scene_decks
 
 STRIDE = 4
 AXIS_SCALE = 16.0  # half-axes are predicted in units of 16 input pixels
@@ -102,14 +101,7 @@ def _make(args) -> tuple[np.ndarray, np.ndarray]:
 
 
 def make_dataset(n: int, seed: int, deck0: int, workers: int = 2, chunk: int = 500):
-    jobs = []
-    for k in range(math.ceil(n / chunk)):
-        rng = np.random.default_rng(seed + k)
-        jobs.append((seed * 1000 + k, min(chunk, n - k * chunk),
-                     [int(s) for s in deck0 + rng.integers(0, 1_000_000, 12)]))
-    with Pool(workers) as pool:
-        parts = pool.map(_make, jobs)
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return make_in_parallel(_make, n, seed, deck0, workers, chunk, 12)
 
 
 def held_out(model_path: Path, n: int = 300, seed: int = 77,
