@@ -162,6 +162,8 @@ class Controller:
                 self.stats.violations += 1
             if self.store is not None and self.match_id is not None:
                 self.store.append_event(self.match_id, event, decision, self.referee)
+            if decision.note is not None:  # accepted; the table's dealer is the event's
+                log.info("note: %s", decision.note.message)
             if decision.accepted and decision.new_hand and self.tracker is not None:
                 self.tracker.reset()
             if decision.accepted and decision.replaced is not None:

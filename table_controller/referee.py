@@ -7,6 +7,7 @@ state exactly as it was. The referee is pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import enum
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,28 @@ class Violation:
                 "message": self.message}
 
 
+class NoteKind(enum.StrEnum):
+    # The hand event named a dealer other than the rotation's: the next seat after
+    # a finished hand, the same dealer again after an abandoned one.
+    DEALER_OUT_OF_ROTATION = "dealer_out_of_rotation"
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Something the referee accepted but the table should know about (not a violation)."""
+
+    kind: NoteKind
+    message: str
+    seat: int | None = None  # for a dealer note: the dealer the hand event named
+    expected: int | None = None  # ... and the one the rotation gives
+    line: int | None = None
+    hand: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "kind": self.kind.value, "seat": self.seat,
+                "expected": self.expected, "message": self.message}
+
+
 class Decision:
     """What one event did: the outputs the indicators and dashboard act on.
 
@@ -52,6 +75,7 @@ class Decision:
 
     accepted = True
     violation: Violation | None = None
+    note: Note | None = None  # accepted, but worth saying (a dealer out of rotation)
     undone: Event | None = None  # for an undo: the event taken back
     replaced: Play | None = None  # for a correction: the play it replaced
     turn: int | None = None  # seat to play next (None when no hand is going on)
@@ -119,6 +143,7 @@ class Referee:
         self.first_dealer = dealer
         self.hands: list[Hand] = []
         self.violations: list[Violation] = []
+        self.notes: list[Note] = []  # of the hands still in ``hands``
         self._history: list[bool] = []  # per accepted event: did it start a hand?
 
     # -- queries ---------------------------------------------------------------
@@ -254,9 +279,15 @@ class Referee:
         if not 0 <= dealer < players:
             raise IllegalEvent(ViolationKind.BAD_EVENT, f"dealer must be a seat 0.."
                                f"{players - 1}, not {dealer}")
-        if previous is not None and previous.is_over() and dealer != expected:
-            raise IllegalEvent(ViolationKind.BAD_EVENT, f"the deal passes to the next seat: "
-                               f"seat {expected} deals this hand, not seat {dealer}")
+        # The hand event says who dealt (the table's setup, a recorded file): take
+        # it, and only note a broken rotation; rejecting it would lose the hand.
+        note = None
+        if expected is not None and dealer != expected:
+            rule = ("after a finished hand the deal passes on" if previous.is_over()
+                    else "the same dealer redeals an abandoned hand")
+            note = Note(NoteKind.DEALER_OUT_OF_ROTATION,
+                        f"seat {dealer} deals this hand; by the rotation it was seat "
+                        f"{expected}'s deal ({rule})", dealer, expected, line, len(self.hands))
         hand = Hand(rules, dealer)
         if event.caller is not None or event.called is not None:
             if event.caller is None or event.called is None:
@@ -268,6 +299,9 @@ class Referee:
         self.hands.append(hand)
         self._history.append(True)
         decision = Decision(event, line)
+        if note is not None:
+            self.notes.append(note)
+            decision.note = note
         decision.new_hand = True
         decision.turn = hand.turn
         return decision
@@ -280,19 +314,24 @@ class Referee:
         hand = self.hands[-1]
         decision = Decision(event, line)
         if started and not hand.move_stack:
-            self.hands.pop()
+            self._drop_hand()
             decision.undone = HandStart(hand.players, hand.dealer)
             hand = self.hand
         else:
             decision.undone = hand.pop()
             if started:  # the event that implied the hand: drop the hand with it
-                self.hands.pop()
+                self._drop_hand()
                 hand = self.hand
         if hand is not None and not hand.is_over():
             decision.turn = hand.turn
         if was_over.hands_played != self.standing().hands_played:
             decision.match = self.standing()
         return decision
+
+    def _drop_hand(self) -> None:
+        self.hands.pop()
+        gone = len(self.hands)
+        self.notes = [n for n in self.notes if n.hand != gone]
 
     def _reject(self, event: Event | None, exc: IllegalEvent, line: int | None) -> Decision:
         violation = Violation(exc.kind, exc.message, exc.seat, exc.card, line,
@@ -324,4 +363,5 @@ class Referee:
         return [self.feed(e, i) for i, e in enumerate(events, start_line)]
 
 
-__all__ = ["Decision", "MatchStanding", "Referee", "Violation", "MATCH_LENGTHS", "Variant"]
+__all__ = ["Decision", "MatchStanding", "Note", "NoteKind", "Referee", "Violation",
+           "MATCH_LENGTHS", "Variant"]

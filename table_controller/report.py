@@ -6,10 +6,11 @@ from typing import Any
 
 from table_controller.events import Swap
 from table_controller.hand import Hand
-from table_controller.referee import Referee, Violation
+from table_controller.referee import Note, Referee, Violation
 
 
-def hand_report(hand: Hand, violations: list[Violation]) -> dict[str, Any]:
+def hand_report(hand: Hand, violations: list[Violation],
+                notes: list[Note] | tuple[Note, ...] = ()) -> dict[str, Any]:
     """One hand as in the ``--json`` report (contract fields first, extensions after)."""
     outcome = hand.outcome()
     teams = hand.teams()
@@ -50,6 +51,7 @@ def hand_report(hand: Hand, violations: list[Violation]) -> dict[str, Any]:
         "called": str(hand.called) if hand.called else None,
         "bid": hand.bid,
         "partner": hand.partner,
+        "notes": [n.to_json() for n in notes],
     }
 
 
@@ -60,12 +62,15 @@ def match_report(referee: Referee) -> dict[str, Any]:
         by_hand.setdefault(v.hand, []).append(v)
     # Violations before any hand existed belong to the first hand.
     early = by_hand.pop(None, [])
+    notes: dict[int | None, list[Note]] = {}
+    for n in referee.notes:
+        notes.setdefault(n.hand, []).append(n)
     hands = []
     for i, hand in enumerate(referee.hands):
         vs = by_hand.get(i, [])
         if i == 0:
             vs = early + vs
-        hands.append(hand_report(hand, vs))
+        hands.append(hand_report(hand, vs, notes.get(i, ())))
     doc: dict[str, Any] = {"hands": hands, "match": referee.standing().to_json()}
     if not referee.hands and early:
         doc["violations"] = [v.to_json() for v in early]
@@ -113,6 +118,9 @@ def text_report(doc: dict[str, Any], names: list[str] | None = None) -> str:
         else:
             who = " and ".join(_seat(s, names) for s in h["winners"])
             out.append(f"  result: {who} win{'s' if len(h['winners']) == 1 else ''}")
+        for n in h.get("notes", ()):
+            where = f"line {n['line']}: " if n["line"] is not None else ""
+            out.append(f"  note {where}{n['kind']}: {n['message']}")
         for v in h["violations"]:
             where = f"line {v['line']}: " if v["line"] is not None else ""
             out.append(f"  violation {where}{v['kind']}: {v['message']}")

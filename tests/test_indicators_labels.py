@@ -33,8 +33,10 @@ SEAT_NUMBER = re.compile(r"\bseats?(\(s\))? \d", re.IGNORECASE)
     ("play by seat 4: seats are 0..3 with 4 players",
      "play by P5: seats are P1..P4 with 4 players"),
     ("dealer must be a seat 0..2, not 3", "dealer must be a seat P1..P3, not P4"),
-    ("the deal passes to the next seat: seat 1 deals this hand, not seat 0",
-     "the deal passes to the next seat: P2 deals this hand, not P1"),
+    ("seat 2 deals this hand; by the rotation it was seat 1's deal (after a finished hand "
+     "the deal passes on)",
+     "P3 deals this hand; by the rotation it was P2's deal (after a finished hand "
+     "the deal passes on)"),
     ("only the winner of the last trick (seat 1) may swap the 7 of trump, not seat 0",
      "only the winner of the last trick (P2) may swap the 7 of trump, not P1"),
     ("the auction is over: seat 3 already called 3c", "the auction is over: P4 already called 3c"),
