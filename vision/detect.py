@@ -131,6 +131,40 @@ def refine_corners(image: np.ndarray, corners: np.ndarray, reach: float = 0.04,
     return (out + offset).astype(np.float32)
 
 
+def edge_support(image: np.ndarray, corners: np.ndarray, step: float = 20.0,
+                 off: float = 2.5) -> float:
+    """How well a quad's sides lie on a card's edge: along each side (away from the
+    rounded corners) the fraction of points where the picture steps by ``step`` levels
+    in some channel between ``off`` pixels inside and outside; the weakest side's. A
+    true outline steps all round (card against table); an outline with a corner swung
+    out into the cloth has a side that does not."""
+    p = np.asarray(corners, np.float64)
+    x0, y0 = np.maximum(0, np.floor(p.min(axis=0) - 2 * off - 2)).astype(int)
+    x1, y1 = np.ceil(p.max(axis=0) + 2 * off + 2).astype(int)
+    roi = image[y0:y1, x0:x1]
+    if roi.size == 0:
+        return 0.0
+    roi = cv2.GaussianBlur(roi, (0, 0), 1.0).astype(np.float32)
+    h, w = roi.shape[:2]
+    p = p - [x0, y0]
+    centre = p.mean(axis=0)
+    ts = np.linspace(0.1, 0.9, 32)[:, None]
+    worst = 1.0
+    for i in range(4):
+        a, b = p[i], p[(i + 1) % 4]
+        d = (b - a) / (np.linalg.norm(b - a) + 1e-9)
+        n = np.array([-d[1], d[0]])
+        if np.dot(n, centre - a) > 0:
+            n = -n  # the normal points out of the card
+        base = a + ts * (b - a)
+        pts = np.stack([base - off * n, base + off * n])  # (2, 32, 2): inside, outside
+        xs = np.clip(pts[..., 0], 0, w - 1).astype(np.float32)
+        ys = np.clip(pts[..., 1], 0, h - 1).astype(np.float32)
+        vals = cv2.remap(roi, xs, ys, cv2.INTER_LINEAR).reshape(2, len(ts), -1)
+        worst = min(worst, float((np.abs(vals[0] - vals[1]).max(axis=-1) > step).mean()))
+    return worst
+
+
 def _quad_of(contour: np.ndarray) -> tuple[np.ndarray, float]:
     """A 4-corner polygon for a blob (perspective-aware when possible) and its fill ratio."""
     area = cv2.contourArea(contour)
@@ -400,6 +434,16 @@ def find_cards(image: np.ndarray) -> list[Quad]:
         corners = refiner.refine(image, corners)
     learned = [Quad(q.astype(np.float32), abs(cv2.contourArea(q.astype(np.float32))), 1.0,
                     min(1.0, c.visible)) for c, q in zip(found, corners, strict=True)]
+    # A mask's outline with a side off the card's edge (a corner swung out into a
+    # shadow or the cloth) gives way to the network's outline of the same card when
+    # that one lies on the edge all round.
+    for e in exact:
+        twin = max(learned, key=lambda n: quad_iou(e.corners, n.corners), default=None)
+        if twin is not None and quad_iou(e.corners, twin.corners) > 0.6 \
+                and twin.visible >= 0.85:
+            mine = edge_support(image, e.corners)
+            if mine < 0.8 and edge_support(image, twin.corners) > mine + 0.15:
+                e.corners = twin.corners
     # A blob inside a card is part of it; a blob over two cards is both merged.
     exact = [e for e in exact if not any(
         quad_inside(e.corners, n.corners) > 0.7 and e.area < 0.6 * n.area
