@@ -130,3 +130,53 @@ def test_the_maps_decode_to_the_cards_they_encode_clockwise():
         assert err < 1.0
         a, b = f.corners[1] - f.corners[0], f.corners[2] - f.corners[1]
         assert a[0] * b[1] - a[1] * b[0] > 0  # clockwise, y down
+
+
+def test_edge_support_tells_a_true_outline_from_one_with_a_corner_off(deck):
+    from vision.detect import edge_support
+
+    img, truth = scene(deck, "felt", [("4c", card_box(640, 360, 20, long_px=220))], seed=2)
+    true = truth[0].corners
+    assert edge_support(img, true) >= 0.9
+    swung = true.copy()
+    swung[2] += (swung[2] - true.mean(axis=0)) * 0.15  # one corner out into the cloth
+    assert edge_support(img, swung) < 0.8
+
+
+def _table_scene(deck, i: int):
+    """A photo as the recognition benchmark makes them: four faces and a back on a
+    random table texture, camera tilted up to 30 degrees."""
+    from vision.augment import random_texture
+    from vision.scenes import camera_homography, render, scatter
+
+    rng = np.random.default_rng((11, i))
+    plane = random_texture(rng, 1020, 1680)
+    codes = ["4d", "6c", "5d", "1d", "8s"]
+    cards = scatter(rng, [*rng.choice(codes, 4, replace=False), "back"], (560.0, 340.0))
+    h = camera_homography((560.0, 340.0), 3.0, (W, H), tilt=rng.uniform(0, 30),
+                          yaw=rng.uniform(0, 360), roll=rng.uniform(-180, 180), fill=1.15)
+    return render(plane, 3.0, deck, cards, h, (W, H), rng), cards
+
+
+@pytest.mark.parametrize(("i", "code"), [(44, "1d"), (55, "8s")])
+def test_a_mask_outline_with_a_corner_off_gives_way_to_the_networks(deck, i, code):
+    """The colour masks outline these cards with a corner 19-23 px off (it ran into a
+    shadow or the cloth), which leaves the card unknown; the network's outline of the
+    same card lies on its edge all round and is taken instead."""
+    from vision.detect import find_cards_classical, refine_corners
+
+    img, cards = _table_scene(deck, i)
+    card = next(c for c in cards if c.code == code)
+
+    def err(quads) -> float:
+        q = next(q for q in quads if cv2.pointPolygonTest(
+            card.corners.reshape(-1, 1, 2).astype(np.float32),
+            tuple(float(v) for v in q.center), False) >= 0)
+        return min(float(np.linalg.norm(np.roll(q.corners, r, 0) - card.corners, axis=1).max())
+                   for r in range(4))
+
+    masks = find_cards_classical(img)
+    for q in masks:
+        q.corners = refine_corners(img, q.corners)
+    assert err(masks) > 12  # the failure is reproduced
+    assert err(find_cards(img)) < 6

@@ -437,13 +437,17 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     # A mask's outline with a side off the card's edge (a corner swung out into a
     # shadow or the cloth) gives way to the network's outline of the same card when
     # that one lies on the edge all round.
+    taken: set[int] = set()
     for e in exact:
-        twin = max(learned, key=lambda n: quad_iou(e.corners, n.corners), default=None)
-        if twin is not None and quad_iou(e.corners, twin.corners) > 0.6 \
-                and twin.visible >= 0.85:
-            mine = edge_support(image, e.corners)
-            if mine < 0.8 and edge_support(image, twin.corners) > mine + 0.15:
-                e.corners = twin.corners
+        k = max(range(len(learned)), key=lambda i: quad_iou(e.corners, learned[i].corners),
+                default=None)
+        if k is None or k in taken or learned[k].visible < 0.85 or \
+                quad_iou(e.corners, learned[k].corners) <= 0.6:
+            continue
+        mine = edge_support(image, e.corners)
+        if mine < 0.8 and edge_support(image, learned[k].corners) > mine + 0.15:
+            e.corners, e.area = learned[k].corners, learned[k].area
+            taken.add(k)  # one outline for one card
     # A blob inside a card is part of it; a blob over two cards is both merged.
     exact = [e for e in exact if not any(
         quad_inside(e.corners, n.corners) > 0.7 and e.area < 0.6 * n.area

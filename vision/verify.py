@@ -38,6 +38,7 @@ RIVALS = 8  # faces compared in full detail (the shortlist's best)
 RIVAL_CARDS = 3  # the best face must beat each of this many other cards where they differ
 FAST_SIMILARITY, FAST_CONTRAST = 0.85, 0.5  # plain at once: no alignment needed
 MAX_STRETCH, MAX_SLIDE = 0.2, 0.12  # the largest correction alignment may make
+MAX_BEND = 0.4  # and the largest change of scale from one end of the patch to the other
 _ECC = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-4)
 _ECC_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 10, 1e-3)
 
@@ -135,8 +136,10 @@ class FaceTemplates:
     def _align(self, lab: np.ndarray, small_gray: np.ndarray, row: int,
                gray: np.ndarray | None = None) -> np.ndarray | None:
         """``lab`` warped onto face ``row``: ECC (affine) at the shortlist's size, then,
-        with ``gray`` (the patch's blurred lightness), refined at full size. None when
-        ECC does not converge."""
+        with ``gray`` (the patch's blurred lightness), refined at full size as a
+        homography (a corner a few pixels off is a perspective error: an affine warp
+        leaves the far end of the card misaligned by the pip's width that tells a club
+        from a spade). None when ECC does not converge or the warp is no correction."""
         warp = np.eye(2, 3, dtype=np.float32)
         try:
             _, warp = cv2.findTransformECC(self._small_gray[row], small_gray, warp,
@@ -148,22 +151,23 @@ class FaceTemplates:
         a = warp[:, :2]
         # Pixel centres: x_small = (x + 0.5) / s - 0.5.
         t = s * warp[:, 2] + 0.5 * (s - 1) * (1 - a.sum(axis=1))
-        warp = np.hstack([a, t[:, None]]).astype(np.float32)
+        warp = np.vstack([np.hstack([a, t[:, None]]), [0.0, 0.0, 1.0]]).astype(np.float32)
         if gray is not None:
             try:
                 _, warp = cv2.findTransformECC(self._gray[row], gray, warp,
-                                               cv2.MOTION_AFFINE, _ECC_FINE, None, 1)
+                                               cv2.MOTION_HOMOGRAPHY, _ECC_FINE, None, 1)
             except cv2.error:
                 pass  # keep the coarse warp
         # The detector's corners are off by a few pixels, not by a pip: a warp that has to
-        # stretch or slide the patch further is fitting part of a card (or another card's
-        # layout) onto a whole face, and what it would show is no evidence.
-        if np.abs(warp[:, :2] - np.eye(2)).max() > MAX_STRETCH or \
-                abs(warp[0, 2]) > MAX_SLIDE * w or abs(warp[1, 2]) > MAX_SLIDE * h:
+        # stretch, slide or bend the patch further is fitting part of a card (or another
+        # card's layout) onto a whole face, and what it would show is no evidence.
+        if np.abs(warp[:2, :2] - np.eye(2)).max() > MAX_STRETCH or \
+                abs(warp[0, 2]) > MAX_SLIDE * w or abs(warp[1, 2]) > MAX_SLIDE * h or \
+                np.abs(warp[2, :2]).max() * max(w, h) > MAX_BEND:
             return None
-        return cv2.warpAffine(lab, warp, self.size,
-                              flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                              borderMode=cv2.BORDER_REPLICATE)
+        return cv2.warpPerspective(lab, warp, self.size,
+                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_REPLICATE)
 
     def match(self, patch: np.ndarray, allowed: Iterable[str] | None = None,
               only: bool = False) -> Verdict:
