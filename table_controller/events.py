@@ -12,7 +12,12 @@ JSON Lines is a contract with the vision tracker and external tools::
     {"type":"correct","seat":1,"card":"6c"}       seat 1's last card was 6c, not what was
                                                   read (optional "was":"7c" names it)
 
-Unknown extra fields (such as the tracker's frame time ``"t"``) are ignored.
+Unknown extra fields (such as the tracker's frame time ``"t"``) are ignored by the
+rules, but every event is checked whole before the referee sees it
+(:func:`decode_event`): an object of at most 32 fields, nested at most 4 deep,
+strings of at most 256 characters, integers within 2**53, finite numbers only,
+``t`` a finite number of seconds, seats and the like small integers. Whatever
+passes can be stored as JSON and read back unchanged.
 Each event also has a short token for game records (``0:9b``, ``trump:5s``...)
 whose text form round-trips through :func:`parse_token`.
 """
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -192,6 +198,170 @@ COLLECT = Collect()
 UNDO = Undo()
 
 
+# -- validation: an event is checked whole before any rule looks at it --------------------
+
+MAX_EVENT_CHARS = 4096  # one JSON line; the tracker's events are under 200
+MAX_DEPTH = 4  # the event object, then lists such as "variants" (2 would do)
+MAX_FIELDS = 32  # fields of an object, items of a list
+MAX_STRING = 256  # characters in any string (keys included)
+MAX_INT = 2**53  # JSON's exact integers; beyond that numbers are not what they seem
+MAX_SMALL = 1000  # seats, players, dealer, caller, bid points
+MAX_T = 1e12  # frame time in seconds (the tracker's clock starts near 0)
+_SMALL_FIELDS = ("seat", "players", "dealer", "caller", "points")
+
+
+class EventError(IllegalEvent):
+    """An event that is not well formed (``bad_event``): too big, too deep, a wrong type."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(ViolationKind.BAD_EVENT, message)
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """A short, safe rendering of any value for a message (huge integers included)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**limit:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # deep lists, oversized ints inside containers
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > 16:
+        raise EventError(f"integer of {len(text)} digits: at most {MAX_INT} is allowed")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise EventError(f"number {shown(text)} is not finite")
+    return value
+
+
+def _json_constant(text: str) -> Any:
+    raise EventError(f"{text} is not a number an event may carry")
+
+
+def _nesting(text: str) -> int:
+    """How deep ``[`` and ``{`` nest outside strings (json.loads would recurse that deep)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _parse_text(text: str | bytes) -> Any:
+    if isinstance(text, bytes):
+        if len(text) > 4 * MAX_EVENT_CHARS:
+            raise EventError(f"an event is at most {MAX_EVENT_CHARS} characters, "
+                             f"not {len(text)} bytes")
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise EventError("an event must be UTF-8 text") from None
+    if len(text) > MAX_EVENT_CHARS:
+        raise EventError(f"an event is at most {MAX_EVENT_CHARS} characters, not {len(text)}")
+    # json.loads recurses once per level: refuse deep nesting before it is parsed.
+    if text.count("[") + text.count("{") > MAX_DEPTH and _nesting(text) > MAX_DEPTH:
+        raise EventError(f"an event nests lists and objects at most {MAX_DEPTH} deep")
+    try:
+        return json.loads(text, parse_int=_json_int, parse_float=_json_float,
+                          parse_constant=_json_constant)
+    except json.JSONDecodeError as exc:
+        raise EventError(f"malformed JSON: {exc.msg} (column {exc.colno})") from None
+    except (ValueError, RecursionError) as exc:  # a hook's EventError is a ValueError
+        if isinstance(exc, EventError):
+            raise
+        raise EventError(f"malformed JSON: {shown(str(exc), 80)}") from None
+
+
+def _check_value(root: Any) -> None:
+    """Every value in an event: JSON types only, bounded sizes, depth and numbers.
+    Iterative, so that a deeply nested Python object cannot exhaust the stack."""
+    stack: list[tuple[Any, int]] = [(root, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if value is None or isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            if not -MAX_INT <= value <= MAX_INT:
+                raise EventError(f"{shown(value)} is too large: integers are at most {MAX_INT}")
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise EventError(f"number {value!r} is not finite")
+        elif isinstance(value, str):
+            if len(value) > MAX_STRING:
+                raise EventError(f"a string of {len(value)} characters: at most {MAX_STRING}")
+        elif isinstance(value, dict | list | tuple):
+            if depth > MAX_DEPTH:
+                raise EventError(f"an event nests lists and objects at most {MAX_DEPTH} deep")
+            if len(value) > MAX_FIELDS:
+                raise EventError(f"{len(value)} items in one object or list: at most "
+                                 f"{MAX_FIELDS}")
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    if not isinstance(key, str):
+                        raise EventError(f"field names must be strings, not {shown(key)}")
+                    if len(key) > MAX_STRING:
+                        raise EventError(f"a field name of {len(key)} characters: at most "
+                                         f"{MAX_STRING}")
+                    stack.append((item, depth + 1))
+            else:
+                stack.extend((item, depth + 1) for item in value)
+        else:
+            raise EventError(f"{type(value).__name__} is not a JSON value")
+
+
+def decode_event(obj: Any) -> dict[str, Any]:
+    """The event as a checked JSON object (from text, bytes or a decoded object).
+
+    Raises :class:`EventError` (``bad_event``) naming what is wrong; whatever it returns
+    can be stored with ``json.dumps`` and read back identical.
+    """
+    if isinstance(obj, str | bytes):
+        obj = _parse_text(obj)
+    if not isinstance(obj, dict):
+        raise EventError(f"an event must be a JSON object, not {_json_type(obj)}")
+    _check_value(obj)
+    kind = obj.get("type")
+    if kind is not None and not isinstance(kind, str):
+        raise EventError(f"'type' must be a string such as \"play\", not {shown(kind)}")
+    for key in _SMALL_FIELDS:
+        value = obj.get(key)
+        if value is None or isinstance(value, bool) or not isinstance(value, int):
+            continue  # a wrong type is named by the event's own parsing
+        if not -MAX_SMALL <= value <= MAX_SMALL:
+            raise EventError(f"'{key}' must be a small integer, not {shown(value)}")
+    t = obj.get("t")
+    if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)
+                          or not -MAX_T <= t <= MAX_T):
+        raise EventError(f"'t' must be a finite number of seconds, not {shown(t)}")
+    return obj
+
+
+def _json_type(obj: Any) -> str:
+    names = {list: "an array", tuple: "an array", str: "a string", int: "a number",
+             float: "a number", bool: "a boolean", type(None): "null"}
+    return names.get(type(obj), type(obj).__name__)
+
+
 def _card(obj: dict[str, Any], key: str = "card", seat: int | None = None) -> Card:
     if key not in obj:
         raise _bad(f"'{obj.get('type')}' event needs a '{key}' field")
@@ -208,19 +378,18 @@ def _int(obj: dict[str, Any], key: str, required: bool = True) -> int | None:
         return None
     value = obj[key]
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _bad(f"'{key}' must be an integer, not {value!r}")
+        raise _bad(f"'{key}' must be an integer, not {shown(value)}")
     return value
 
 
 def event_from_json(obj: Any) -> Event:
-    """Build an event from a decoded JSON object; raise IllegalEvent if malformed."""
-    if isinstance(obj, str | bytes):
-        try:
-            obj = json.loads(obj)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise _bad(f"malformed JSON: {exc.msg if hasattr(exc, 'msg') else exc}") from None
-    if not isinstance(obj, dict):
-        raise _bad(f"an event must be a JSON object, not {type(obj).__name__}")
+    """Build an event from JSON text or a decoded object, checked whole first
+    (:func:`decode_event`); raise IllegalEvent if it is malformed."""
+    return event_from_checked(decode_event(obj))
+
+
+def event_from_checked(obj: dict[str, Any]) -> Event:
+    """Build an event from an object :func:`decode_event` returned."""
     kind = obj.get("type")
     if kind == "play":
         seat = _int(obj, "seat")
@@ -269,7 +438,7 @@ def event_from_json(obj: Any) -> Event:
                          points=_int(obj, "points", required=False))
     if kind is None:
         raise _bad("event has no 'type' field")
-    raise _bad(f"unknown event type {kind!r}: expected hand, trump, play, collect, swap, "
+    raise _bad(f"unknown event type {shown(kind)}: expected hand, trump, play, collect, swap, "
                "call, correct or undo")
 
 
@@ -277,13 +446,24 @@ def event_to_json(event: Event) -> str:
     return json.dumps(event.to_json(), separators=(",", ":"))
 
 
+MAX_TOKEN_CHARS = 32  # the longest token, "correct:5:10d:10c", is 17
+
+
+def _small(text: str) -> bool:
+    """An ASCII number of at most 4 digits (``str.isdigit`` also takes "²" and "٣")."""
+    return text.isascii() and text.isdigit() and len(text) <= 4
+
+
 def parse_token(token: str) -> Event:
     """Parse a record token: ``0:9b``, ``trump:5s``, ``swap:0:7s``, ``call:3:1d:61``,
     ``correct:1:6c`` (or ``correct:1:6c:7c``), ``collect`` or ``undo``. Raises
     IllegalEvent naming the bad token."""
+    if len(token) > MAX_TOKEN_CHARS:
+        raise _bad(f"bad record token {shown(token)}: a token is at most "
+                   f"{MAX_TOKEN_CHARS} characters")
     parts = token.split(":")
     try:
-        if len(parts) == 2 and parts[0].isdigit():
+        if len(parts) == 2 and _small(parts[0]):
             return Play(int(parts[0]), Card.parse(parts[1]))
         head = parts[0].lower()
         if head == "collect" and len(parts) == 1:
@@ -292,12 +472,14 @@ def parse_token(token: str) -> Event:
             return UNDO
         if head == "trump" and len(parts) == 2:
             return Trump(Card.parse(parts[1]))
-        if head == "swap" and len(parts) == 3 and parts[1].isdigit():
+        if head == "swap" and len(parts) == 3 and _small(parts[1]):
             return Swap(int(parts[1]), Card.parse(parts[2]))
-        if head == "correct" and len(parts) in (3, 4) and parts[1].isdigit():
+        if head == "correct" and len(parts) in (3, 4) and _small(parts[1]):
             was = Card.parse(parts[3]) if len(parts) == 4 else None
             return Correct(int(parts[1]), Card.parse(parts[2]), was)
-        if head == "call" and len(parts) in (3, 4) and parts[1].isdigit():
+        if head == "call" and len(parts) in (3, 4) and _small(parts[1]):
+            if len(parts) == 4 and not _small(parts[3]):
+                raise ValueError(f"points must be a number, not {shown(parts[3])}")
             points = int(parts[3]) if len(parts) == 4 else DEFAULT_BID
             return Call(int(parts[1]), Card.parse(parts[2]), points)
     except (CardError, ValueError) as exc:

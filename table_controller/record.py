@@ -45,7 +45,15 @@ class RecordError(ValueError):
     """A record that cannot be read or does not replay; names the line."""
 
 
-_HEADER = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
+# A header line, matched before ";" comments are cut (a ";" inside the quotes is the
+# value's, as in PGN); an optional "; comment" may follow the closing bracket.
+_HEADER = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*(?:;.*)?$')
+MAX_HEADER_VALUE = 256  # characters of one header value, once unescaped (names: 24 on a phone)
+MAX_HEADERS = 64  # headers in one record
+MAX_LINE = 4096  # characters of one line of a record
+MAX_RECORDS = 1000  # hands in one file (a match is at most 5; an open series can run long)
+_SMALL_HEADERS = {"Players": (2, 6), "Dealer": (0, 5), "Hand": (1, 100_000),
+                  "Match": (1, 5)}
 _TRICK_NO = re.compile(r"^\d+\.$")
 _RESULT = re.compile(r"^(\d+(?:-\d+)+|\*)$")
 
@@ -92,7 +100,9 @@ class Record:
                              variants=parse_variants(
                                  self.headers.get("Variants", "-").replace("-", "")),
                              removed=removed)
-        except (KeyError, ValueError, CardError) as exc:
+        except KeyError as exc:
+            raise RecordError(f"bad record headers: no {exc.args[0]} header") from None
+        except (ValueError, CardError) as exc:
             raise RecordError(f"bad record headers: {exc}") from None
 
     # -- replay -----------------------------------------------------------------
@@ -152,12 +162,57 @@ class Record:
         return "\n".join(out) + "\n"
 
 
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_UNESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
+_UNESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL)
+
+
+def _escape_char(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    # Anything that could end the line (str.splitlines breaks on \x1c, \u2028...) or
+    # is not printable is written as a \u escape, so a header stays one line.
+    if ch.isprintable() and len(("x" + ch + "x").splitlines()) == 1:
+        return ch
+    code = ord(ch)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
 def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
+    """A header value for ``[Key "value"]``: quotes and backslashes escaped as in PGN,
+    line breaks and other invisible characters as ``\\n``, ``\\t``, ``\\uXXXX``."""
+    if value.isprintable() and '"' not in value and "\\" not in value:
+        return value
+    return "".join(_escape_char(ch) for ch in value)
+
+
+def _unescape_match(m: re.Match) -> str:
+    esc = m.group(1)
+    if len(esc) > 1:  # \uXXXX, \UXXXXXXXX
+        code = int(esc[1:], 16)
+        # A lone surrogate could not be written out as UTF-8 again.
+        return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+    return _UNESCAPES.get(esc, esc)
 
 
 def _unescape(value: str) -> str:
-    return re.sub(r"\\(.)", r"\1", value)
+    return _UNESCAPE.sub(_unescape_match, value)
+
+
+def _check_header(key: str, value: str, lineno: int) -> None:
+    """Every header value is bounded; the numeric ones are small integers."""
+    if len(value) > MAX_HEADER_VALUE:
+        raise RecordError(f"line {lineno}: the {key} header is {len(value)} characters "
+                          f"long: at most {MAX_HEADER_VALUE}")
+    bounds = _SMALL_HEADERS.get(key)
+    if bounds is None:
+        return
+    low, high = bounds
+    text = value.strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 6
+            and low <= int(text) <= high):
+        raise RecordError(f"line {lineno}: the {key} header must be a number {low}..{high}, "
+                          f"not {value[:20]!r}{'...' if len(value) > 20 else ''}")
 
 
 def parse_records(text: str) -> list[Record]:
@@ -166,16 +221,30 @@ def parse_records(text: str) -> list[Record]:
     current: Record | None = None
     in_moves = False
     for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.split(";", 1)[0].strip()
-        if not line:
-            continue
-        m = _HEADER.match(line)
+        if len(raw) > MAX_LINE:
+            raise RecordError(f"line {lineno}: {len(raw)} characters: a record's lines are "
+                              f"at most {MAX_LINE}")
+        stripped = raw.strip()
+        m = _HEADER.match(stripped) if stripped.startswith("[") else None
         if m:
             if current is None or in_moves:
+                if len(records) >= MAX_RECORDS:
+                    raise RecordError(f"line {lineno}: more than {MAX_RECORDS} records "
+                                      "in one file")
                 current = Record()
                 records.append(current)
                 in_moves = False
-            current.headers[m.group(1)] = _unescape(m.group(2))
+            key, value = m.group(1), _unescape(m.group(2))
+            if len(key) > 32:
+                raise RecordError(f"line {lineno}: a header name is at most 32 characters")
+            _check_header(key, value, lineno)
+            if key not in current.headers and len(current.headers) >= MAX_HEADERS:
+                raise RecordError(f"line {lineno}: more than {MAX_HEADERS} headers in "
+                                  "one record")
+            current.headers[key] = value
+            continue
+        line = raw.split(";", 1)[0].strip()
+        if not line:
             continue
         if current is None:
             raise RecordError(f"line {lineno}: a record starts with [Key \"value\"] headers")

@@ -8,7 +8,6 @@ state exactly as it was. The referee is pure: no I/O, no clock.
 from __future__ import annotations
 
 import enum
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +21,8 @@ from table_controller.events import (
     Play,
     Undo,
     ViolationKind,
-    event_from_json,
+    decode_event,
+    event_from_checked,
 )
 from table_controller.hand import Hand, Outcome, Trick
 from table_controller.rules import CHIAMATA_PLAYERS, DEFAULT_BID, HandRules, Variant
@@ -185,18 +185,16 @@ class Referee:
 
     def feed_json(self, obj: Any, line: int | None = None) -> Decision:
         """Feed one JSON Lines event (text or decoded object)."""
+        # Checked whole (sizes, depth, numbers, "t") before any rule sees it: an event
+        # that passes can be stored, so the referee never moves on for one that cannot.
         try:
-            if isinstance(obj, str | bytes):
-                try:
-                    obj = json.loads(obj)
-                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                    raise IllegalEvent(ViolationKind.BAD_EVENT, f"malformed JSON: {exc}") from None
-            event = event_from_json(obj)
+            obj = decode_event(obj)
+            event = event_from_checked(obj)
         except IllegalEvent as exc:
             return self._reject(None, exc, line)
         t = obj.get("t")
         decision = self.feed(event, line)
-        if isinstance(t, int | float):
+        if t is not None:
             decision.t = float(t)
         return decision
 

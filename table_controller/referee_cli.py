@@ -58,6 +58,9 @@ def _extend(parser: argparse.ArgumentParser) -> None:
     video_referee.add_arguments(parser)
 
 
+MAX_INPUT_CHARS = 64 * 2**20  # a whole evening of events is well under a megabyte
+
+
 def _die(message: str) -> int:
     print(f"briscola-table referee: {message}", file=sys.stderr)
     return 2
@@ -89,15 +92,21 @@ def run(args: argparse.Namespace) -> int:
         return _die("give --events FILE (JSON Lines events or a game record)")
     try:
         if str(args.events) == "-":
-            text = sys.stdin.read()
+            text = sys.stdin.read(MAX_INPUT_CHARS + 1)
         else:
-            text = args.events.read_text(encoding="utf-8")
+            with args.events.open(encoding="utf-8") as f:
+                text = f.read(MAX_INPUT_CHARS + 1)
     except FileNotFoundError:
         return _die(f"no such file: {args.events}")
     except IsADirectoryError:
         return _die(f"{args.events} is a directory, not an events file")
     except (OSError, UnicodeDecodeError) as exc:
         return _die(f"cannot read {args.events}: {exc}")
+    if len(text) > MAX_INPUT_CHARS:
+        return _die(f"{args.events} is over {MAX_INPUT_CHARS // 2**20} MiB: not an events "
+                    "file or a game record")
+    if "\x00" in text:
+        return _die(f"{args.events} holds NUL bytes: not an events file or a game record")
     try:
         referee = Referee(players=args.players, variants=tuple(args.variants),
                           match=args.match, dealer=args.dealer)
@@ -109,12 +118,14 @@ def run(args: argparse.Namespace) -> int:
         return _die(f"{args.events}: {exc}")
     referee_items(referee, items)
     if names and not args.names:
-        args.names = ",".join(names)
+        args.name_list = names  # as the record gives them: commas and all
     return report(referee, args)
 
 
 def report(referee: Referee, args: argparse.Namespace) -> int:
-    names = [n.strip() for n in args.names.split(",")] if getattr(args, "names", None) else None
+    names = getattr(args, "name_list", None)
+    if names is None and getattr(args, "names", None):
+        names = [n.strip() for n in args.names.split(",")]
     doc = match_report(referee)
     if args.json:
         json.dump(doc, sys.stdout, ensure_ascii=False)
