@@ -52,8 +52,8 @@ MAX_HEADER_VALUE = 256  # characters of one header value, once unescaped (names:
 MAX_HEADERS = 64  # headers in one record
 MAX_LINE = 4096  # characters of one line of a record
 MAX_RECORDS = 1000  # hands in one file (a match is at most 5; an open series can run long)
-_SMALL_HEADERS = {"Players": (2, 6), "Dealer": (0, 5), "Hand": (1, 100_000),
-                  "Match": (1, 5)}
+_SMALL_HEADERS = {"Players": (2, 6, "players"), "Dealer": (0, 5, "a seat"),
+                  "Hand": (1, 100_000, "a hand number"), "Match": (1, 5, "hands")}
 _TRICK_NO = re.compile(r"^\d+\.$")
 _RESULT = re.compile(r"^(\d+(?:-\d+)+|\*)$")
 
@@ -207,11 +207,11 @@ def _check_header(key: str, value: str, lineno: int) -> None:
     bounds = _SMALL_HEADERS.get(key)
     if bounds is None:
         return
-    low, high = bounds
+    low, high, what = bounds
     text = value.strip()
     if not (text.isascii() and text.isdigit() and len(text) <= 6
             and low <= int(text) <= high):
-        raise RecordError(f"line {lineno}: the {key} header must be a number {low}..{high}, "
+        raise RecordError(f"line {lineno}: the {key} header must be {low}..{high} ({what}), "
                           f"not {value[:20]!r}{'...' if len(value) > 20 else ''}")
 
 
