@@ -67,15 +67,24 @@ def _new_match(config: Config, store: Any, names: list[str]) -> tuple[Referee, i
 def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
                 vision: bool = True, layout: Any = None, emulator: bool = False,
                 display_png: str | Path | None = None, resume: bool = True,
-                pin_factory: Any = None) -> Table:
-    """Everything but the camera. ``layout`` is the mat (default: the config's size)."""
+                pin_factory: Any = None, reset_store: bool = False) -> Table:
+    """Everything but the camera. ``layout`` is the mat (default: the config's size).
+
+    A damaged store raises ``StoreDamaged`` before anything starts (with
+    ``reset_store`` it is moved aside and a new one begins: see ``store.open_store``).
+    """
     names = [config.table.name(s) for s in range(config.table.players)]
     store = None
     if db_path is not None:
-        from table_controller.store import Store
+        from table_controller.store import open_store
 
-        store = Store(db_path)
-    resumed = store.resume() if (store is not None and resume) else None
+        store = open_store(db_path, reset_damaged=reset_store)
+    try:
+        resumed = store.resume() if (store is not None and resume) else None
+    except BaseException:
+        if store is not None:
+            store.close()
+        raise
     if resumed is not None and (resumed[1].players != config.table.players):
         resumed = None  # a different table now: start afresh
     if resumed is not None:
@@ -88,6 +97,7 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
     table = Table(controller, config, store=store)
     if store is not None:
         table._closers.append(store.close)
+        table.notes.extend(store.notes)  # a damaged file set aside, verdicts that changed
     if resumed is not None:
         hand = referee.hand
         where = "no hand yet" if hand is None else (

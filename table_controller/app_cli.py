@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    choices=("out_of_turn", "wrong_zone", "taken_back", "cover"),
                    help="stage this mishap once per hand")
     d.add_argument("--db", type=Path, help="keep the match in this SQLite file")
+    d.add_argument("--reset-store", action="store_true", help=RESET_HELP)
     d.add_argument("--no-emulator", action="store_true", help="do not start the firmware "
                    "emulator")
     d.add_argument("--quit", action="store_true",
@@ -48,7 +49,57 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "defaults)")
     r.add_argument("--offline", action="store_true",
                    help="no network service at all: LEDs, display and buttons only")
+    r.add_argument("--reset-store", action="store_true", help=RESET_HELP)
     r.set_defaults(handler=run)
+
+    b = sub.add_parser(
+        "backup", help="copy the table's database to a file, safely while the table plays",
+        description="Copies the table's SQLite store (matches, hands, every event, the "
+                    "settings: the PIN's hash included) to OUT with SQLite's online backup "
+                    "API, as one self-contained file, checked before it is named OUT. The "
+                    "table may keep playing meanwhile. Refuses a damaged store and an OUT "
+                    "that exists.")
+    b.add_argument("out", type=Path, metavar="OUT.db", help="the new file")
+    b.add_argument("--db", type=Path, help="the store (default: the database of --config, "
+                   "or briscola-table.db)")
+    b.add_argument("--config", type=Path, help="the table's TOML file, for its database")
+    b.set_defaults(handler=backup)
+
+
+RESET_HELP = ("if the store is damaged (empty, not SQLite, no schema, failing SQLite's "
+              "integrity check), rename it and its -wal/-shm to NAME.damaged-DATE and start "
+              "a new one; a sound store is never moved, nothing is deleted")
+
+
+def _store_refused(command: str, exc: Exception) -> int:
+    print(f"briscola-table {command}: {exc}", file=sys.stderr)
+    return 2
+
+
+def backup(args: argparse.Namespace) -> int:
+    from table_controller.config import ConfigError, load_config
+    from table_controller.store import Store, StoreError
+
+    db = args.db
+    if db is None:
+        try:
+            db = Path(load_config(args.config).database) if args.config else \
+                Path("briscola-table.db")
+        except ConfigError as exc:
+            return _store_refused("backup", exc)
+    if not db.is_file():
+        return _store_refused("backup", f"no store at {db} (give --db FILE or --config)")
+    try:
+        store = Store(db)  # checks it whole first: a damaged store is not copied
+        try:
+            got = store.backup(args.out)
+        finally:
+            store.close()
+    except (StoreError, OSError) as exc:
+        return _store_refused("backup", exc)
+    print(f"backed up {db} to {args.out}: {got['matches']} matches, {got['hands']} hands, "
+          f"{got['events']} events, {got['bytes'] // 1024} KiB, integrity ok")
+    return 0
 
 
 # -- terminal account -------------------------------------------------------------------
@@ -182,9 +233,16 @@ def demo(args: argparse.Namespace) -> int:
                                     pace="fast" if args.fast else "real", size=size,
                                     faults=tuple(args.faults),
                                     first_dealer=config.table.first_dealer))
-    table = build_table(config, db_path=db, dashboard=not args.headless, layout=sim.layout,
-                        emulator=not args.no_emulator, display_png=workdir / "display.png",
-                        resume=False, pin_factory=make_pin_factory("mock"))
+    from table_controller.store import StoreError
+
+    try:
+        table = build_table(config, db_path=db, dashboard=not args.headless,
+                            layout=sim.layout, emulator=not args.no_emulator,
+                            display_png=workdir / "display.png", resume=False,
+                            pin_factory=make_pin_factory("mock"),
+                            reset_store=args.reset_store)
+    except StoreError as exc:
+        return _store_refused("demo", exc)
     controller = table.controller
     report = TerminalReport(controller, names)
     controller.listeners.append(report)
@@ -270,8 +328,14 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"briscola-table run: {exc}", file=sys.stderr)
         return 2
-    table = build_table(config, db_path=config.database,
-                        dashboard=config.dashboard.enabled and not args.offline)
+    from table_controller.store import StoreError
+
+    try:
+        table = build_table(config, db_path=config.database,
+                            dashboard=config.dashboard.enabled and not args.offline,
+                            reset_store=args.reset_store)
+    except StoreError as exc:
+        return _store_refused("run", exc)
     for note in table.notes:
         print(note)
     if table.url:

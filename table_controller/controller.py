@@ -160,8 +160,16 @@ class Controller:
                 self.stats.accepted += 1
             else:
                 self.stats.violations += 1
-            if self.store is not None and self.match_id is not None:
-                self.store.append_event(self.match_id, event, decision, self.referee)
+            stored = self.store is not None and self.match_id is not None
+            if stored:
+                try:
+                    self.store.append_event(self.match_id, event, decision, self.referee,
+                                            checkpoint=False)
+                except BaseException:
+                    # Not stored, so not shown: the referee goes back to what the store
+                    # holds rather than run ahead of it.
+                    self.referee = self.store.replay(self.match_id)
+                    raise
             if decision.note is not None:  # accepted; the table's dealer is the event's
                 log.info("note: %s", decision.note.message)
             if decision.accepted and decision.new_hand and self.tracker is not None:
@@ -175,6 +183,8 @@ class Controller:
             for listener in self.listeners:
                 listener(decision)
             self._show_holds()
+            if stored and decision.hand_over:  # after the outputs: no latency added
+                self.store.checkpoint()
             return decision
 
     def _show_holds(self) -> None:

@@ -331,6 +331,13 @@ class Referee:
         gone = len(self.hands)
         self.notes = [n for n in self.notes if n.hand != gone]
 
+    def refuse(self, event: Event | None, kind: ViolationKind, message: str,
+               line: int | None = None, seat: int | None = None,
+               card: Card | None = None) -> Decision:
+        """Record a refusal decided earlier (a stored verdict, replayed) without
+        looking at the rules; the state moves no more than for any refusal."""
+        return self._reject(event, IllegalEvent(kind, message, seat, card), line)
+
     def _reject(self, event: Event | None, exc: IllegalEvent, line: int | None) -> Decision:
         violation = Violation(exc.kind, exc.message, exc.seat, exc.card, line,
                               len(self.hands) - 1 if self.hands else None)

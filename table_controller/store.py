@@ -10,13 +10,27 @@ Durability: WAL journal with ``synchronous=FULL``. In WAL mode ``NORMAL`` only
 fsyncs at checkpoints, so a power cut (someone pulls the Pi's plug) could lose
 the last few committed events; ``FULL`` fsyncs the WAL on every commit. That
 costs about a millisecond per event on an SD card, and events arrive at human
-pace (a card every second or two), so the safer choice is free.
+pace (a card every second or two), so the safer choice is free. The WAL is
+checkpointed into the main file (and emptied) at the end of every hand, after a
+new match, a setting or names are written, and on close: a copy of the ``.db``
+file alone then holds everything but the hand in progress, and
+:meth:`Store.backup` (``briscola-table backup``) copies it whole while it is in use.
+
+A damaged file is never taken for a new table: opening one that is empty, is not
+SQLite, has no schema where the tables were expected, or fails
+``PRAGMA integrity_check`` raises :class:`StoreDamaged` (one line naming the file
+and the problem) and changes nothing; :func:`set_aside` (``--reset-store``)
+renames it, with its ``-wal`` and ``-shm``, to a dated name, never deleting it.
+A new store is built under a temporary name and renamed into place, so an empty
+or half-made file at the store's path is always damage, never a fresh start.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import logging
+import os
 import sqlite3
 import threading
 import time
@@ -27,10 +41,22 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.cards import Card
+from table_controller.events import (
+    EventError,
+    ViolationKind,
+    decode_event,
+    event_from_checked,
+    shown,
+)
 from table_controller.referee import MATCH_LENGTHS, Decision, Referee
 from table_controller.report import hand_report
 
+log = logging.getLogger(__name__)
+
 SCHEMA_VERSION = 1
+TABLES = ("settings", "matches", "hands", "events")
+MAX_NAME = 64  # characters in a player's name (the phones' setup page keeps 24)
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 # Migrations by target version: each brings the schema from version n-1 to n.
 _MIGRATIONS: dict[int, str] = {
@@ -134,6 +160,17 @@ class EventRow:
     wall: float
 
 
+def _check_names(names: Any) -> list[str]:
+    names = list(names or [])
+    for name in names:
+        if not isinstance(name, str):
+            raise StoreError(f"a player's name must be text, not {shown(name)}")
+        if len(name) > MAX_NAME:
+            raise StoreError(f"a player's name is at most {MAX_NAME} characters, "
+                             f"not {len(name)}")
+    return names
+
+
 def _cards(codes) -> tuple[Card, ...]:
     return tuple(Card.parse(c) for c in codes)
 
@@ -146,6 +183,87 @@ class StoreError(ValueError):
     """Bad input to the store (an unknown match, invalid match settings)."""
 
 
+class StoreDamaged(StoreError):
+    """The file is not a sound table database; nothing in it was changed."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path} {problem}; nothing in it was changed (--reset-store moves "
+                         "it aside to a dated name and starts a new store)")
+
+
+def set_aside(path: str | Path, now: _dt.datetime | None = None) -> list[Path]:
+    """Rename a damaged store and its ``-wal``/``-shm`` to ``NAME.damaged-DATE[-N]``
+    (the WAL keeps its suffix, so SQLite still finds it next to the file). Never
+    deletes anything; returns the new names, the database file's first."""
+    path = Path(path)
+    stamp = (now or _dt.datetime.now()).strftime("%Y%m%d-%H%M%S")
+    base = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while any(Path(f"{base}{sfx}").exists() for sfx in ("", "-wal", "-shm")):
+        n += 1
+        base = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    moved = []
+    for sfx in ("", "-wal", "-shm"):
+        src = Path(f"{path}{sfx}")
+        if src.exists():
+            dst = Path(f"{base}{sfx}")
+            os.rename(src, dst)
+            moved.append(dst)
+    _fsync_dir(path.parent)
+    return moved
+
+
+def open_store(path: str | Path, reset_damaged: bool = False) -> Store:
+    """A :class:`Store` on ``path``. A damaged file raises :class:`StoreDamaged`, or with
+    ``reset_damaged`` is set aside (:func:`set_aside`) and a new store begins; the
+    store's ``notes`` then say where the old file went. A sound file is never moved."""
+    try:
+        return Store(path)
+    except StoreDamaged as exc:
+        if not reset_damaged:
+            raise
+        moved = set_aside(path)
+        store = Store(path)
+        store.notes.append(f"{exc.path} {exc.problem}: moved aside to {moved[0]}; "
+                           "a new store begins")
+        return store
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _is_file_path(path: str) -> bool:
+    return path != ":memory:" and not path.startswith("file:")
+
+
+def _check_header(path: Path) -> None:
+    """The file's first bytes, before SQLite sees it (it would take an empty file as new)."""
+    size = path.stat().st_size
+    if size == 0:
+        raise StoreDamaged(str(path), "is empty (0 bytes), not the table's database")
+    with path.open("rb") as f:
+        head = f.read(100)
+    if not head.startswith(_SQLITE_MAGIC):
+        if _SQLITE_MAGIC.startswith(head):
+            raise StoreDamaged(str(path), f"is cut short ({size} bytes)")
+        raise StoreDamaged(str(path), "is not an SQLite database (its first bytes are not "
+                                      "SQLite's header)")
+    if size < 512:
+        raise StoreDamaged(str(path), f"is cut short ({size} bytes)")
+
+
 class Store:
     """The table's database. Thread-safe: one connection, every statement under a lock."""
 
@@ -156,20 +274,122 @@ class Store:
         # serializes writers anyway, and every statement here is short.
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
+        self._wal_id: tuple[int, int] | None = None
+        self.notes: list[str] = []  # one line each: a file set aside, replayed verdicts
+        file = Path(self.path) if _is_file_path(self.path) else None
+        if file is not None and not file.exists():
+            self._create(file)
+        elif file is not None:
+            _check_header(file)
         try:
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
-                                       check_same_thread=False)
-            self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
+            if file is not None:
+                self._check_sound(file)  # read-only, before anything could write to it
+            self._connect()
             self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self._drop()
+            if file is not None:
+                raise StoreDamaged(self.path, f"cannot be read ({exc})") from None
+            raise StoreError(f"cannot use {self.path} as the table's database: {exc}") from None
         except sqlite3.Error as exc:
-            self.close()
+            self._drop()
             raise StoreError(f"cannot use {self.path} as the table's database: {exc}") from None
         except StoreError:
-            self.close()
+            self._drop()
             raise
+        self._wal_id = self._wal_identity()
+
+    def _drop(self) -> None:
+        """Close without a checkpoint: a file that failed to open is left as it was."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _connect(self) -> None:
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                   check_same_thread=False)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+
+    def _create(self, file: Path) -> None:
+        """A new store, built aside and renamed into place whole (see the module doc)."""
+        tmp = file.with_name(f".{file.name}.new-{os.getpid()}")
+        for sfx in ("", "-wal", "-shm", "-journal"):
+            Path(f"{tmp}{sfx}").unlink(missing_ok=True)
+        try:
+            conn = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+                conn.execute("BEGIN IMMEDIATE")
+                for target in range(1, SCHEMA_VERSION + 1):
+                    for statement in _MIGRATIONS[target].split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
+                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                conn.close()  # the last connection: SQLite checkpoints and drops the WAL
+            os.replace(tmp, file)
+            _fsync_dir(file.parent)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot create the table's database {file}: {exc}") from None
+        finally:
+            for sfx in ("", "-wal", "-shm"):
+                Path(f"{tmp}{sfx}").unlink(missing_ok=True)
+
+    def _check_sound(self, file: Path) -> None:
+        """An existing file, read only: SQLite's integrity check, then this program's
+        schema (with the WAL next to it, as SQLite would read it)."""
+        conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        try:
+            problems = [r[0] for r in conn.execute("PRAGMA integrity_check(3)")]
+            if problems != ["ok"]:
+                said = " ".join(" ".join(problems).split())  # its report spans lines
+                raise StoreDamaged(self.path, "fails SQLite's integrity check ("
+                                   + (said if len(said) <= 160 else said[:157] + "...") + ")")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+        finally:
+            conn.close()
+        missing = [t for t in TABLES if t not in tables]
+        if not tables:
+            raise StoreDamaged(self.path, "has no tables where the table's schema was "
+                                          "expected")
+        if version == 0 or (version <= SCHEMA_VERSION and missing):
+            what = f"lacks the table(s) {', '.join(missing)}" if missing else \
+                "has no schema version"
+            raise StoreDamaged(self.path, f"{what}: it is not the table's database")
+
+    def _wal_identity(self) -> tuple[int, int] | None:
+        if not _is_file_path(self.path):
+            return None
+        try:
+            st = os.stat(f"{self.path}-wal")
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def _watch_wal(self) -> None:
+        """If the ``-wal`` was deleted (or replaced) under us, SQLite goes on writing into
+        the unlinked file and a crash would lose it all: checkpoint what it holds into
+        the main file through the open handle, then reopen on a new WAL."""
+        if self._wal_id is None or self._wal_identity() == self._wal_id:
+            return
+        log.warning("%s-wal was removed while the table ran: checkpointing and reopening",
+                    self.path)
+        self.notes.append(f"{self.path}-wal was removed while the table ran: its events were "
+                          "checkpointed into the main file")
+        db = self._conn()
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
+        self._db = None
+        self._connect()
+        self._wal_id = self._wal_identity()
 
     # -- connection ---------------------------------------------------------------
 
@@ -180,16 +400,23 @@ class Store:
 
     def _row(self, sql: str, params: tuple = ()) -> sqlite3.Row | None:
         with self._lock:
-            return self._conn().execute(sql, params).fetchone()
+            try:
+                return self._conn().execute(sql, params).fetchone()
+            except sqlite3.DatabaseError as exc:  # "malformed", "Could not decode to UTF-8"
+                raise StoreDamaged(self.path, f"cannot be read ({exc})") from None
 
     def _rows(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
         with self._lock:
-            return self._conn().execute(sql, params).fetchall()
+            try:
+                return self._conn().execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise StoreDamaged(self.path, f"cannot be read ({exc})") from None
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         """A write transaction; committed (and fsynced) when the block ends."""
         with self._lock:
+            self._watch_wal()
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -199,9 +426,26 @@ class Store:
                 raise
             conn.execute("COMMIT")
 
+    def checkpoint(self) -> None:
+        """Copy the WAL into the main file and empty it, without waiting for readers
+        (a backup or another process reading makes it copy what it can, like PASSIVE)."""
+        with self._lock:
+            if self._db is None or not _is_file_path(self.path):
+                return
+            try:
+                self._watch_wal()
+                self._db.execute("PRAGMA busy_timeout=0")
+                try:
+                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                finally:
+                    self._db.execute("PRAGMA busy_timeout=30000")
+            except sqlite3.Error as exc:  # the data is safe in the WAL: say so, go on
+                log.warning("checkpoint of %s failed: %s", self.path, exc)
+
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
+                self.checkpoint()
                 self._db.close()
                 self._db = None
 
@@ -233,6 +477,7 @@ class Store:
         with self._tx() as conn:
             conn.execute("INSERT INTO settings(key, value) VALUES (?, ?) "
                          "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (key, value))
+        self.checkpoint()  # the PIN hash and the secret key: into the main file now
 
     # -- matches ------------------------------------------------------------------
 
@@ -241,7 +486,7 @@ class Store:
                   removed: list[str] | None = None, first_dealer: int | None = None,
                   deck: str = "builtin") -> MatchInfo:
         """Create a match; the settings are checked by building its referee."""
-        names = list(names or [])
+        names = _check_names(names)
         if len(names) > players:
             raise StoreError(f"{len(names)} names for {players} players")
         names += [""] * (players - len(names))
@@ -260,45 +505,58 @@ class Store:
                  None if removed is None else json.dumps(list(removed)), length,
                  first_dealer, deck))
             match_id = cur.lastrowid
+        self.checkpoint()
         return self.match(match_id)
 
     def match(self, match_id: int) -> MatchInfo:
         row = self._row("SELECT * FROM matches WHERE id=?", (match_id,))
         if row is None:
             raise StoreError(f"no match with id {match_id}")
-        return _match_info(row)
+        return self._decoded(_match_info, row)
 
     def matches(self, limit: int | None = None) -> list[MatchInfo]:
         """All matches, newest first."""
         sql = "SELECT * FROM matches ORDER BY id DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [_match_info(r) for r in self._rows(sql)]
+        return [self._decoded(_match_info, r) for r in self._rows(sql)]
 
     def current_match(self) -> MatchInfo | None:
         """The newest match, if it is not finished."""
         row = self._row("SELECT * FROM matches ORDER BY id DESC LIMIT 1")
         if row is None or row["finished"] is not None:
             return None
-        return _match_info(row)
+        return self._decoded(_match_info, row)
 
     def set_names(self, match_id: int, names: list[str]) -> None:
         info = self.match(match_id)
+        names = _check_names(names)
         if len(names) != info.players:
             raise StoreError(f"{len(names)} names for {info.players} players")
         with self._tx() as conn:
             conn.execute("UPDATE matches SET names=? WHERE id=?", (json.dumps(names), match_id))
+        self.checkpoint()
 
     # -- events -------------------------------------------------------------------
 
     def append_event(self, match_id: int, event: dict[str, Any] | str, decision: Decision,
-                     referee: Referee, wall: float | None = None) -> int:
+                     referee: Referee, wall: float | None = None,
+                     checkpoint: bool = True) -> int:
         """Store one fed event with its decision and the hands it changed; durable on return.
 
         Call it right after ``referee.feed``/``feed_json`` and before the outputs act.
+        An event the referee accepted was checked whole (``decode_event``), so it is
+        always storable; a malformed one (refused) is stored as a short description.
+        When the event ends a hand the WAL is checkpointed, unless ``checkpoint`` is
+        False (the controller does it after its outputs have shown the result).
         Returns the event's sequence number within the match.
         """
-        obj = json.loads(event) if isinstance(event, str | bytes) else dict(event)
+        try:
+            obj = decode_event(event)
+        except EventError as exc:
+            if decision.accepted:  # cannot happen through feed_json: never store a lie
+                raise StoreError(f"an accepted event must be storable: {exc.message}") from None
+            obj = {"unreadable": shown(event, 200)}
         violation = decision.violation
         hand_idx = len(referee.hands) - 1 if referee.hands else None
         t = decision.t if decision.t is not None else obj.get("t")
@@ -319,6 +577,8 @@ class Store:
                 self._sync_hands(conn, match_id, referee,
                                  rewrite_last=decision.replaced is not None or getattr(
                                      decision.undone, "type", None) == "correct")
+        if checkpoint and decision.hand_over:
+            self.checkpoint()
         return seq
 
     def _sync_hands(self, conn: sqlite3.Connection, match_id: int, referee: Referee,
@@ -355,39 +615,140 @@ class Store:
                      (json.dumps(standing.to_json()), now if standing.over else None, match_id))
 
     def events(self, match_id: int) -> list[EventRow]:
-        return [_event_row(r) for r in self._rows(
+        return [self._decoded(_event_row, r) for r in self._rows(
             "SELECT * FROM events WHERE match_id=? ORDER BY seq", (match_id,))]
 
     def hand_events(self, match_id: int, idx: int) -> list[EventRow]:
         """The events fed while hand ``idx`` was the referee's current hand."""
-        return [_event_row(r) for r in self._rows(
+        return [self._decoded(_event_row, r) for r in self._rows(
             "SELECT * FROM events WHERE match_id=? AND hand_idx=? ORDER BY seq",
             (match_id, idx))]
 
     def hands(self, match_id: int) -> list[HandRow]:
-        return [_hand_row(r) for r in self._rows(
+        return [self._decoded(_hand_row, r) for r in self._rows(
             "SELECT * FROM hands WHERE match_id=? ORDER BY idx", (match_id,))]
 
     def hand(self, match_id: int, idx: int) -> HandRow | None:
         row = self._row("SELECT * FROM hands WHERE match_id=? AND idx=?", (match_id, idx))
-        return None if row is None else _hand_row(row)
+        return None if row is None else self._decoded(_hand_row, row)
 
     # -- recovery -----------------------------------------------------------------
 
-    def replay(self, match_id: int) -> Referee:
-        """The match's referee rebuilt by feeding every stored event again, in order."""
+    def replay(self, match_id: int, changes: list[str] | None = None) -> Referee:
+        """The match's referee rebuilt by feeding every stored event again, in order.
+
+        The stored verdicts stand: an event stored as refused stays refused, with its
+        stored violation, even if the rules would take it now. An event stored as
+        accepted that the referee now refuses cannot be forced in; each event whose
+        verdict changed adds one line to ``changes``.
+        """
         info = self.match(match_id)
+        rows = self.events(match_id)
+        forced: set[int] = set()  # stored refusals the rules would now take
+        noted: dict[int, str] = {}  # seq -> its one line (a rebuild meets it again)
         referee = info.referee()
-        for row in self.events(match_id):
-            referee.feed_json(row.event, row.line)
+        i = 0
+        while i < len(rows):
+            row = rows[i]
+            i += 1
+            if row.seq in forced:
+                self._stored_refusal(referee, row)
+                continue
+            decision = referee.feed_json(row.event, row.line)
+            if decision.accepted == row.accepted:
+                continue
+            where = f"match {match_id}, event {row.seq}" + (
+                f" (line {row.line})" if row.line is not None else "")
+            if row.accepted:
+                msg = (f"{where}: stored as accepted, refused on replay: "
+                       f"{decision.violation.message}")
+            else:
+                # Taking it back with an undo would not do for an undo itself: feed
+                # everything again with this event held refused (rare; deterministic).
+                forced.add(row.seq)
+                referee, i = info.referee(), 0
+                msg = (f"{where}: stored as refused ({row.violation_kind}), the rules would "
+                       "take it now: kept refused")
+            noted[row.seq] = msg
+        for seq in sorted(noted):
+            log.warning("%s", noted[seq])
+            if changes is not None:
+                changes.append(noted[seq])
         return referee
 
+    @staticmethod
+    def _stored_refusal(referee: Referee, row: EventRow) -> None:
+        try:
+            kind = ViolationKind(row.violation_kind)
+        except ValueError:
+            kind = ViolationKind.BAD_EVENT
+        seat = row.event.get("seat")
+        card = None
+        try:
+            event = event_from_checked(row.event)
+            card = getattr(event, "card", None)
+        except ValueError:
+            event = None
+        referee.refuse(event, kind, row.violation_message or "refused", row.line,
+                       seat if isinstance(seat, int) and not isinstance(seat, bool) else None,
+                       card if isinstance(card, Card) else None)
+
     def resume(self) -> tuple[Referee, MatchInfo] | None:
-        """The match in progress after a restart, as (referee, info); None if there is none."""
+        """The match in progress after a restart, as (referee, info); None if there is none.
+        Events whose verdict changed on replay are added to ``notes``, one line each."""
         info = self.current_match()
         if info is None:
             return None
-        return self.replay(info.id), info
+        return self.replay(info.id, self.notes), info
+
+    # -- backup ---------------------------------------------------------------------
+
+    def backup(self, out: str | Path) -> dict[str, int]:
+        """Copy the whole store to ``out`` with SQLite's online backup API (safe while the
+        table plays), as one self-contained file (rollback journal, no ``-wal``), checked
+        and renamed into place when complete. Refuses to overwrite an existing file.
+        Returns what the copy holds: matches, hands, events, bytes."""
+        out = Path(out)
+        if out.exists():
+            raise StoreError(f"{out} already exists: give a new file name")
+        if str(out.resolve()) == str(Path(self.path).resolve()):
+            raise StoreError("the backup must go to another file than the store itself")
+        tmp = out.with_name(f".{out.name}.part-{os.getpid()}")
+        try:
+            dst = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                with self._lock:
+                    self._conn().backup(dst)
+                dst.execute("PRAGMA journal_mode=DELETE")
+                check = dst.execute("PRAGMA integrity_check").fetchone()[0]
+                if check != "ok":
+                    raise StoreError(f"the copy fails SQLite's integrity check: {check}")
+                counts = {t: dst.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                          for t in ("matches", "hands", "events")}
+            finally:
+                dst.close()
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, out)
+            _fsync_dir(out.parent)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot back up {self.path} to {out}: {exc}") from None
+        finally:
+            for sfx in ("", "-journal", "-wal", "-shm"):
+                Path(f"{tmp}{sfx}").unlink(missing_ok=True)
+        counts["bytes"] = out.stat().st_size
+        return counts
+
+    def _decoded(self, make, row: sqlite3.Row):
+        """A row made into its dataclass; undecodable contents are damage, said in a line."""
+        try:
+            return make(row)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise StoreDamaged(self.path, f"holds a row that cannot be read ({shown(exc, 80)})"
+                               ) from None
 
 
 def _match_info(row: sqlite3.Row) -> MatchInfo:
@@ -412,4 +773,5 @@ def _event_row(row: sqlite3.Row) -> EventRow:
                     row["t"], row["wall"])
 
 
-__all__ = ["Store", "StoreError", "MatchInfo", "HandRow", "EventRow", "SCHEMA_VERSION"]
+__all__ = ["Store", "StoreError", "StoreDamaged", "MatchInfo", "HandRow", "EventRow",
+           "SCHEMA_VERSION", "open_store", "set_aside"]

@@ -27,19 +27,28 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="play simulated hands, one event every SECONDS (no camera needed)")
     p.add_argument("--set-pin", action="store_true",
                    help="set the table's PIN (asked on the terminal) and exit")
+    p.add_argument("--reset-store", action="store_true",
+                   help="if the database is damaged, rename it (and its -wal/-shm) to "
+                        "NAME.damaged-DATE and start a new one; a sound one is never moved")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from table_controller.store import Store, StoreError
+    from table_controller.store import StoreDamaged, StoreError, open_store
 
     try:
-        store = Store(args.db)
+        store = open_store(args.db, reset_damaged=args.reset_store)
+    except StoreDamaged as exc:
+        print(f"briscola-table dashboard: {exc}", file=sys.stderr)
+        return 2
     except (StoreError, OSError) as exc:
         print(f"briscola-table dashboard: cannot open {args.db}: {exc}", file=sys.stderr)
         return 2
     if args.set_pin:
-        return _set_pin(store)
+        try:
+            return _set_pin(store)
+        finally:
+            store.close()
     from werkzeug.serving import make_server
 
     from web_dashboard import create_app, hub_of
@@ -59,7 +68,14 @@ def run(args: argparse.Namespace) -> int:
             config["PUBLIC_URL"] = announcer.url
         else:
             announcer = None
-    app = create_app(config, store=store)
+    try:
+        app = create_app(config, store=store)  # resumes the match in progress
+    except StoreError as exc:
+        store.close()
+        print(f"briscola-table dashboard: {exc}", file=sys.stderr)
+        return 2
+    for note in store.notes:  # a damaged file set aside, replayed verdicts that changed
+        print(f"briscola-table dashboard: {note}", file=sys.stderr, flush=True)
     if args.demo:
         from web_dashboard.demo import run_demo
         run_demo(app.extensions["briscola"]["session"], args.demo)
@@ -84,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         server.server_close()
         if announcer:
             announcer.close()
+        store.close()  # checkpoints the WAL into the main file
     return 0
 
 
