@@ -183,8 +183,9 @@ class Controller:
             for listener in self.listeners:
                 listener(decision)
             self._show_holds()
-            if stored and decision.hand_over:  # after the outputs: no latency added
-                self.store.checkpoint()
+            if stored and (decision.hand_over or (self.referee.hand is not None
+                                                  and self.referee.hand.is_over())):
+                self.store.checkpoint()  # after the outputs: no latency added
             return decision
 
     def _show_holds(self) -> None:

@@ -160,6 +160,12 @@ class EventRow:
     wall: float
 
 
+def hand_is_over(decision: Decision, referee: Referee) -> bool:
+    """When the WAL is checkpointed: this event ended the hand, or came after its end
+    (the last trick's collect): between hands, every event is in the main file."""
+    return decision.hand_over or (referee.hand is not None and referee.hand.is_over())
+
+
 def _check_names(names: Any) -> list[str]:
     names = list(names or [])
     for name in names:
@@ -577,7 +583,7 @@ class Store:
                 self._sync_hands(conn, match_id, referee,
                                  rewrite_last=decision.replaced is not None or getattr(
                                      decision.undone, "type", None) == "correct")
-        if checkpoint and decision.hand_over:
+        if checkpoint and hand_is_over(decision, referee):
             self.checkpoint()
         return seq
 
@@ -774,4 +780,4 @@ def _event_row(row: sqlite3.Row) -> EventRow:
 
 
 __all__ = ["Store", "StoreError", "StoreDamaged", "MatchInfo", "HandRow", "EventRow",
-           "SCHEMA_VERSION", "open_store", "set_aside"]
+           "SCHEMA_VERSION", "open_store", "set_aside", "hand_is_over"]
