@@ -166,6 +166,8 @@ def test_first_start_sets_the_pin_then_changing_it_needs_the_old_one(app, client
 
 def test_unlock_wrong_pin_lockout_and_lock(app, client):
     app.extensions["pin"].set(PIN)
+    clock = [1000.0]
+    app.extensions["pin"].clock = lambda: clock[0]
     token = csrf(client, "/unlock")
     for _ in range(4):
         assert client.post("/unlock", data={"pin": "0000", "csrf_token": token}).status_code \
@@ -178,7 +180,7 @@ def test_unlock_wrong_pin_lockout_and_lock(app, client):
     r = other.post("/unlock", data={"pin": PIN, "csrf_token": csrf(other, "/unlock")},
                    environ_base={"REMOTE_ADDR": "10.0.0.7"})
     assert r.status_code == 302
-    app.extensions["pin"]._failures.clear()
+    clock[0] += 30.5  # the 30 s lockout is over
     r = client.post("/unlock", data={"pin": PIN, "csrf_token": token, "next": "/history/"})
     assert r.status_code == 302 and r.headers["Location"] == "/history/"
     assert "Set-Cookie" in r.headers and PIN not in r.headers["Location"]

@@ -72,13 +72,13 @@ def matches():
                             for m in store().matches(limit=limit)])
 
 
-@bp.get("/matches/<int:match_id>")
+@bp.get("/matches/<id:match_id>")
 def match(match_id: int):
     info = load_match(match_id) or abort(404)
     return jsonify(match_summary(info))
 
 
-@bp.get("/matches/<int:match_id>/hands/<int:idx>")
+@bp.get("/matches/<id:match_id>/hands/<id:idx>")
 def hand(match_id: int, idx: int):
     """A finished hand's account; 409 while it is being played (its points are secret)."""
     info = load_match(match_id) or abort(404)
@@ -95,7 +95,7 @@ def hand(match_id: int, idx: int):
     return jsonify(match=match_json(info), index=idx, reveal=reveal_from_report(row.result))
 
 
-@bp.get("/matches/<int:match_id>/hands/<int:idx>/events")
+@bp.get("/matches/<id:match_id>/hands/<id:idx>/events")
 def hand_events(match_id: int, idx: int):
     """Every event fed during a finished hand, accepted or not, as stored."""
     load_match(match_id) or abort(404)
@@ -112,7 +112,7 @@ def hand_events(match_id: int, idx: int):
                            for e in store().hand_events(match_id, idx)])
 
 
-@bp.get("/matches/<int:match_id>/record.bgn")
+@bp.get("/matches/<id:match_id>/record.bgn")
 def record(match_id: int):
     info = load_match(match_id) or abort(404)
     return record_response(info)

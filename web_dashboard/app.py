@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, g, jsonify, render_template, request
+from werkzeug.routing import IntegerConverter
 
 from table_controller.store import Store
 from web_dashboard.i18n import LANGUAGES, pick_language, translate
@@ -23,7 +24,17 @@ from web_dashboard.security import PinGuard, add_security_headers, csrf_token, u
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # default: <instance>/briscola.sqlite3
     "DECKS_DIR": None,  # enrolled decks: DECKS_DIR/<name>/<code>.png
-    "PUBLIC_URL": None,  # the address for the QR code; default: as the phone reached us
+    # The dashboard's address for the page and the QR code. Without it the LAN address
+    # and the listening port; the request's Host header only when it is one of
+    # TRUSTED_HOSTS (Flask checks it), since anyone can send any Host.
+    "PUBLIC_URL": None,
+    "TRUSTED_HOSTS": None,
+    # Served behind this many reverse proxies (e.g. 1 for Caddy or nginx doing TLS):
+    # the client address and scheme are then taken from their X-Forwarded-For and
+    # X-Forwarded-Proto headers (werkzeug's ProxyFix), never from a direct client.
+    "PROXY_HOPS": 0,
+    # Secure cookies (sent over HTTPS only); None: when PUBLIC_URL is https://.
+    "SESSION_COOKIE_SECURE": None,
     "SSE_KEEPALIVE": 15.0,  # seconds between pings on an idle stream
     "SSE_MAX_SECONDS": 1800.0,  # then the stream ends and the browser reconnects
     "SSE_MAX_CLIENTS": 100,  # open streams at once (each holds a server thread)
@@ -35,12 +46,29 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+class RowId(IntegerConverter):
+    """``<id:name>``: a non-negative integer that fits SQLite (larger ones are a 404)."""
+
+    def __init__(self, map, *args, **kwargs) -> None:  # noqa: A002 (werkzeug's name)
+        kwargs.setdefault("max", 2**63 - 1)
+        super().__init__(map, *args, **kwargs)
+
+
 def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = None,
                store: Store | None = None) -> Flask:
     app = Flask("web_dashboard", instance_relative_config=False)
     app.config.from_mapping(DEFAULTS)
+    app.config.from_prefixed_env("BRISCOLA")  # e.g. BRISCOLA_PUBLIC_URL for a systemd unit
     if config:
         app.config.from_mapping(config)
+    if app.config["SESSION_COOKIE_SECURE"] is None:
+        app.config["SESSION_COOKIE_SECURE"] = str(
+            app.config["PUBLIC_URL"] or "").lower().startswith("https://")
+    hops = int(app.config["PROXY_HOPS"] or 0)
+    if hops > 0:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
+    app.url_map.converters["id"] = RowId
     if store is None:
         db = app.config["DATABASE"]
         if db is None:

@@ -15,7 +15,15 @@ from flask import (
 )
 
 from web_dashboard.i18n import translate
-from web_dashboard.security import PIN_RE, client, csrf_ok, safe_next
+from web_dashboard.security import (
+    PIN_RE,
+    Verdict,
+    client,
+    csrf_ok,
+    safe_next,
+    unlock_session,
+    unlocked,
+)
 
 bp = Blueprint("auth", __name__)
 
@@ -34,22 +42,26 @@ def unlock():
     if request.method == "POST":
         if not csrf_ok(request.form.get("csrf_token")):
             error, status = translate(g.lang, "bad_form"), 400
-        elif guard().locked(client()):
-            error, status = translate(g.lang, "pin_locked"), 429
-        elif guard().check(request.form.get("pin", ""), client()):
-            session.clear()  # a fresh session (and CSRF token) once unlocked
-            session.permanent = True
-            session["unlocked"] = True
-            flash(translate(g.lang, "unlocked"), "ok")
-            return redirect(nxt)
         else:
-            error, status = translate(g.lang, "pin_wrong"), 403
+            attempt = guard().attempt(request.form.get("pin", ""), client())
+            if attempt:
+                unlock_session()
+                flash(translate(g.lang, "unlocked"), "ok")
+                return redirect(nxt)
+            if attempt.verdict is Verdict.REFUSED:
+                error, status = translate(g.lang, "pin_locked"), 429
+            else:
+                error, status = translate(g.lang, "pin_wrong"), 403
     return render_template("unlock.html", error=error, next=nxt), status
 
 
 @bp.post("/lock")
 def lock():
+    """Lock the table: every unlocked phone (and any saved copy of its cookie) is
+    locked again, by a new session generation."""
     if csrf_ok(request.form.get("csrf_token")):
+        if unlocked():  # only an unlocked phone may lock the others out
+            guard().end_sessions()
         session.clear()
     return redirect(url_for("table.live"))
 
@@ -65,17 +77,18 @@ def set_pin():
         pin, again = f.get("pin", ""), f.get("pin2", "")
         if not csrf_ok(f.get("csrf_token")):
             error, status = translate(g.lang, "bad_form"), 400
-        elif not first and not guard().check(f.get("current", ""), client()):
-            error, status = translate(g.lang, "pin_wrong"), 403
+        elif not first and (attempt := guard().attempt(f.get("current", ""), client())) \
+                .verdict is not Verdict.OK:
+            error, status = ((translate(g.lang, "pin_locked"), 429)
+                             if attempt.verdict is Verdict.REFUSED
+                             else (translate(g.lang, "pin_wrong"), 403))
         elif not PIN_RE.match(pin):
             error, status = translate(g.lang, "pin_format"), 400
         elif pin != again:
             error, status = translate(g.lang, "pin_mismatch"), 400
         else:
-            guard().set(pin)
-            session.clear()
-            session.permanent = True
-            session["unlocked"] = True
+            guard().set(pin)  # ends every other session
+            unlock_session()
             flash(translate(g.lang, "pin_saved"), "ok")
             return redirect(url_for("setup.form"))
     return render_template("pin.html", first=first, error=error), status

@@ -84,13 +84,13 @@ def index():
     return render_template("history.html", matches=matches)
 
 
-@bp.get("/<int:match_id>")
+@bp.get("/<id:match_id>")
 def match(match_id: int):
     info = load_match(match_id) or abort(404)
     return render_template("match.html", match=match_summary(info))
 
 
-@bp.get("/<int:match_id>/hands/<int:idx>")
+@bp.get("/<id:match_id>/hands/<id:idx>")
 def hand(match_id: int, idx: int):
     info = load_match(match_id) or abort(404)
     row = store().hand(match_id, idx)
@@ -101,7 +101,7 @@ def hand(match_id: int, idx: int):
                            violations=row.result.get("violations", []))
 
 
-@bp.get("/<int:match_id>/record.bgn")
+@bp.get("/<id:match_id>/record.bgn")
 def record(match_id: int):
     info = load_match(match_id) or abort(404)
     return record_response(info)

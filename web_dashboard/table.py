@@ -28,19 +28,28 @@ def hub():
 
 
 def dashboard_url() -> str:
-    """The address other phones should open: configured, else as this phone reached us
-    (swapping a loopback name for the LAN address, which other phones can reach)."""
+    """The address other phones should open: ``PUBLIC_URL`` if configured. Else the
+    Host the phone used only if it is one of ``TRUSTED_HOSTS`` (checked by Flask): any
+    client can send any Host, and the page and QR code must not point elsewhere. Else
+    this machine's LAN address and the port the server listens on (neither comes from
+    the request's headers). A loopback name is swapped for the LAN address, which
+    other phones can reach."""
     configured = current_app.config.get("PUBLIC_URL")
     if configured:
         return configured
-    parts = urlsplit(request.host_url)
-    host = parts.hostname or "localhost"
-    if host in ("localhost", "127.0.0.1", "::1"):
-        lan = lan_address()
-        if lan:
-            port = f":{parts.port}" if parts.port else ""
-            return f"{parts.scheme}://{lan}{port}/"
-    return request.host_url
+    if current_app.config.get("TRUSTED_HOSTS"):
+        parts = urlsplit(request.host_url)
+        host, port = parts.hostname or "localhost", parts.port
+    else:
+        host = request.environ.get("SERVER_NAME") or "localhost"
+        port = int(request.environ.get("SERVER_PORT") or 80)
+    if host in ("localhost", "127.0.0.1", "::1", "0.0.0.0", "::"):
+        host = lan_address() or ("127.0.0.1" if host in ("0.0.0.0", "::") else host)
+    if ":" in host:
+        host = f"[{host}]"
+    scheme = request.scheme
+    default = {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}{'' if port in (None, default) else f':{port}'}/"
 
 
 @bp.get("/")
@@ -76,7 +85,8 @@ def language(code: str):
         return Response(f"unknown language {code!r}: expected it, en or fr", 400,
                         mimetype="text/plain")
     response = redirect(safe_next(request.args.get("next")))
-    response.set_cookie("lang", code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True)
+    response.set_cookie("lang", code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True,
+                        secure=bool(current_app.config["SESSION_COOKIE_SECURE"]))
     return response
 
 
