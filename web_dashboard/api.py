@@ -155,8 +155,8 @@ def new_hand():
     if not isinstance(data, dict):
         return bad("the request body must be a JSON object")
     dealer = data.get("dealer")
-    if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int)):
-        return bad(f"'dealer' must be a seat number, not {dealer!r}")
+    if dealer is not None and not _is_seat(dealer):
+        return bad(f"'dealer' must be a seat number, not {_short(dealer)}")
     return command_response(hub().submit("new_hand", dealer=dealer))
 
 
@@ -174,10 +174,20 @@ def event():
     return command_response(hub().submit("event", event=data))
 
 
+def _is_seat(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10
+
+
+def _short(value: Any) -> str:
+    """A bad value for a message, cut short (a 4,000-digit number is not echoed back)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**12 else "a huge number"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _seat_and_card(data: dict[str, Any]) -> str | None:
     seat, card = data.get("seat"), data.get("card")
-    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
-        return f"'seat' must be a seat number (0-based), not {seat!r}"
+    if seat is not None and not _is_seat(seat):
+        return f"'seat' must be a seat number (0-based), not {_short(seat)}"
     if not isinstance(card, str) or not card.strip():
         return "'card' must be a card code such as \"6c\""
     return None
@@ -198,7 +208,7 @@ def correct():
         return bad(error)
     was = data.get("was")
     if was is not None and not isinstance(was, str):
-        return bad(f"'was' must be a card code, not {was!r}")
+        return bad(f"'was' must be a card code, not {_short(was)}")
     return command_response(hub().submit("correct", seat=data["seat"],
                                          card=data["card"].strip(), was=was))
 

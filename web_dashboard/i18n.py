@@ -131,6 +131,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     "msg_not_held": {"it": "{card} è in mano a un altro giocatore",
                      "en": "{card} is in another player's hand",
                      "fr": "{card} est dans la main d'un autre joueur"},
+    # The same without the card: during a hand a phone is not told a card that may lie
+    # in a taken trick.
+    "msg_duplicate_card_nocard": {"it": "Quella carta è già stata giocata",
+                                  "en": "That card was already played",
+                                  "fr": "Cette carte a déjà été jouée"},
+    "msg_not_in_deck_nocard": {"it": "Quella carta non fa parte del mazzo di questa smazzata",
+                               "en": "That card is not in this hand's deck",
+                               "fr": "Cette carte ne fait pas partie du jeu de cette donne"},
+    "msg_not_held_nocard": {"it": "Quella carta è in mano a un altro giocatore",
+                            "en": "That card is in another player's hand",
+                            "fr": "Cette carte est dans la main d'un autre joueur"},
     "msg_illegal_swap": {"it": "Scambio non permesso in questo momento",
                          "en": "That swap is not allowed now",
                          "fr": "Cet échange n'est pas permis maintenant"},

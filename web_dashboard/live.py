@@ -36,6 +36,7 @@ from typing import Any
 from table_controller.referee import Decision, Referee
 from web_dashboard.state import (
     match_json,
+    phone_reply,
     phone_view,
     table_state,
     violation_json,
@@ -207,19 +208,21 @@ class LiveTable:
     # -- commands (phone -> controller) -------------------------------------------
 
     def submit(self, kind: str, **args: Any) -> dict[str, Any]:
-        """Run a write action and return its result; never raises for a refusal."""
+        """Run a write action and return its result as the phone may see it (no card
+        off the table named during a hand); never raises for a refusal."""
         if kind not in COMMAND_KINDS:
             return {"accepted": False, "message": f"unknown command {kind!r}: expected one "
                     f"of {', '.join(COMMAND_KINDS)}"}
         command = Command(kind, args)
         if self.executor is not None:
-            return self.executor(command)
+            return phone_reply(self.executor(command), self.snapshot())
         self.commands.put(command)
         try:
-            return command.future.result(timeout=self.command_timeout)
+            result = command.future.result(timeout=self.command_timeout)
         except FutureTimeout:
             return {"accepted": False,
                     "message": "the table controller did not answer in time"}
+        return phone_reply(result, self.snapshot())
 
 
 __all__ = ["LiveTable", "Command", "Message", "COMMAND_KINDS"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
@@ -27,15 +28,29 @@ class SetupError(ValueError):
     pass
 
 
+_INTEGER = re.compile(r"-?[0-9]{1,6}")  # ASCII digits only: int() also takes "²"-like ones
+
+
+def small_int(value: Any) -> int | None:
+    """``value`` as a small integer (a JSON integer or a string of a few ASCII digits),
+    else None: no floats (``1e999`` is infinite), no booleans, no other digits."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if abs(value) < 10**6 else None
+    if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
+        return int(value.strip())
+    return None
+
+
 def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
     """Check setup input (a form or JSON) and return the setup command's arguments.
 
     Raises SetupError naming the field that is wrong.
     """
-    try:
-        players = int(data.get("players", 2))
-    except (TypeError, ValueError):
-        raise SetupError("'players' must be a number from 2 to 6") from None
+    players = small_int(data.get("players", 2))
+    if players is None:
+        raise SetupError("'players' must be a number from 2 to 6")
     if players not in TRICKS_PER_HAND:
         raise SetupError(f"'players' must be 2 to 6, not {players}")
     names = data.get("names")
@@ -57,10 +72,9 @@ def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
     if length in ("", "open", None):
         length = None
     else:
-        try:
-            length = int(length)
-        except (TypeError, ValueError):
-            raise SetupError("'length' must be 1, 3, 5 or null (an open series)") from None
+        length = small_int(length)
+        if length is None:
+            raise SetupError("'length' must be 1, 3, 5 or null (an open series)")
         if length not in MATCH_LENGTHS:
             raise SetupError(f"'length' must be 1, 3, 5 or null, not {length}")
     deck = data.get("deck") or "builtin"
@@ -71,10 +85,9 @@ def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
     if dealer in ("", None):
         dealer = None
     else:
-        try:
-            dealer = int(dealer)
-        except (TypeError, ValueError):
-            raise SetupError("'dealer' must be a seat number") from None
+        dealer = small_int(dealer)
+        if dealer is None:
+            raise SetupError("'dealer' must be a seat number")
         if not 0 <= dealer < players:
             raise SetupError(f"'dealer' must be a seat 0..{players - 1}, not {dealer}")
     if players == 5 and variants:
@@ -100,9 +113,9 @@ def submit():
     form = request.form
     data = {k: form.get(k) for k in ("players", "length", "deck", "dealer")}
     data["variants"] = form.getlist("variants")
-    players = form.get("players", "2")
-    data["names"] = [form.get(f"name{s}", "") for s in range(int(players))] \
-        if players.isdigit() and int(players) in TRICKS_PER_HAND else None
+    players = small_int(form.get("players", "2"))
+    data["names"] = [form.get(f"name{s}", "") for s in range(players)] \
+        if players in TRICKS_PER_HAND else None
     try:
         args = parse_setup(data)
     except SetupError as exc:

@@ -8,6 +8,7 @@ during the hand either: at a real table they lie face down in the winner's pile.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from table_controller.hand import TableView
@@ -184,6 +185,40 @@ MAX_LIKELY = 4  # a hold shows the camera's few likeliest cards, never the possi
 _POINTS = ("point", "score", "running")
 
 
+# A card code standing alone in a message ("5s was already played this hand").
+_CARD_IN_TEXT = re.compile(r"(?<![0-9A-Za-z])(?:10|[1-9])[dcsb](?![0-9A-Za-z])")
+MAX_MESSAGE = 300  # a violation's or a reply's message, as a phone is shown it
+
+
+def face_up(hand: dict[str, Any] | None) -> set[str]:
+    """The cards lying face up in a (phone's) hand document: the trick, the face-up
+    briscola, the called card."""
+    if hand is None:
+        return set()
+    cards = {p.get("card") for p in hand.get("trick") or []}
+    cards |= {hand.get("briscola"), hand.get("called")}
+    cards.discard(None)
+    return cards
+
+
+def hide_cards(text: str, visible: set[str]) -> str:
+    """``text`` with every card code not in ``visible`` said as "a card": the referee's
+    words name cards ("5s was already played this hand") that may lie in taken tricks."""
+    text = text[:MAX_MESSAGE]
+    return _CARD_IN_TEXT.sub(lambda m: m.group(0) if m.group(0) in visible else "a card",
+                             text)
+
+
+def phone_reply(result: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    """A write's answer as the phone that sent it may see it, with ``state`` the phone
+    snapshot after it: during a hand its message names no card off the table."""
+    hand = state.get("hand")
+    message = result.get("message")
+    if hand is None or hand.get("over") or not isinstance(message, str):
+        return result
+    return dict(result, message=hide_cards(message, face_up(hand)))
+
+
 def _no_points(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if not any(p in k for p in _POINTS)}
 
@@ -194,9 +229,10 @@ def phone_view(state: dict[str, Any]) -> dict[str, Any]:
 
     Only known keys pass. While a hand is being played there is no reveal, no key about
     points, and every card named is one lying face up on the table (the trick, the
-    briscola, the called card, the card of the violation just announced): a card of a
-    taken trick (e.g. in a correction's note) is replaced by None. Once the hand is over
-    the reveal is shown whole. Idempotent.
+    briscola, the called card): a card of a taken trick (e.g. in a correction's note,
+    or a violation's card and message: "5s was already played this hand") is replaced
+    by None, or "a card" in words. Once the hand is over the reveal is shown whole.
+    Idempotent.
     """
     out: dict[str, Any] = {k: state.get(k) for k in SNAPSHOT_KEYS}
     for key, keys in (("match", MATCH_KEYS), ("standing", STANDING_KEYS)):
@@ -224,9 +260,12 @@ def phone_view(state: dict[str, Any]) -> dict[str, Any]:
                 note[key] = _no_points(dict(note[key]))
     if during:
         out["reveal"] = None
-        visible = {p["card"] for p in hand["trick"]} | {hand["briscola"], hand["called"]}
+        visible = face_up(hand)
         if violation is not None:
-            visible.add(violation["card"])
+            if violation["card"] not in visible:
+                violation["card"] = None
+            if isinstance(violation["message"], str):
+                violation["message"] = hide_cards(violation["message"], visible)
         visible |= {h["card"] for h in out["holds"]}
         visible.discard(None)
         if note is not None:
@@ -240,5 +279,5 @@ def phone_view(state: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["phone_view", "table_state", "hand_json", "reveal_json", "reveal_from_report",
-           "match_json", "violation_json", "what_happened"]
+__all__ = ["phone_view", "phone_reply", "hide_cards", "face_up", "table_state", "hand_json",
+           "reveal_json", "reveal_from_report", "match_json", "violation_json", "what_happened"]

@@ -19,6 +19,7 @@ from flask import (
 from web_dashboard.i18n import LANGUAGES, RANK_LABELS, card_name, catalogue, translate
 from web_dashboard.qr import lan_address, qr_svg
 from web_dashboard.security import csrf_token, require_pin_form, safe_next, unlocked
+from web_dashboard.setup import small_int
 
 bp = Blueprint("table", __name__)
 
@@ -126,9 +127,8 @@ def correction():
     kind = f.get("type", "play")
     event: dict = {"type": kind}
     if kind in ("play", "swap", "correct"):
-        try:
-            event["seat"] = int(f.get("seat", ""))
-        except ValueError:
+        event["seat"] = small_int(f.get("seat", ""))
+        if event["seat"] is None:
             flash("the seat must be a number", "error")
             return redirect(url_for("table.live"))
     if kind in ("play", "swap", "trump", "correct"):
@@ -156,9 +156,8 @@ def pick():
     if f.get("zone") == "briscola":
         args: dict = {"zone": "briscola"}
     else:
-        try:
-            args = {"seat": int(f.get("seat", ""))}
-        except ValueError:
+        args = {"seat": small_int(f.get("seat", ""))}
+        if args["seat"] is None:
             flash("the seat must be a number", "error")
             return redirect(url_for("table.live"))
     result = hub().submit("pick", card=card, **args)

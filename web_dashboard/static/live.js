@@ -161,12 +161,14 @@
     what.append(el("span", {text: [who, v.card ? cardName(v.card) : ""].filter(Boolean)
       .join(" · ")}));
     // In the player's language when there is a phrase for it; the referee's words else.
-    const phrase = M["msg_" + v.kind];
+    // Without a card (the server names none that may lie in a taken trick): the phrase
+    // that says "that card".
+    const cardless = ["no_trump", "hand_over", "illegal_swap", "out_of_turn"];
+    const key = "msg_" + v.kind + (v.card || cardless.includes(v.kind) ? "" : "_nocard");
     const detail = $("violation-message");
-    detail.textContent = phrase && (v.card || v.kind === "no_trump" || v.kind === "hand_over" ||
-                                    v.kind === "illegal_swap")
-      ? t("msg_" + v.kind, {name: who || "?", card: v.card ? cardName(v.card) : "",
-                            turn: s.hand.turn === null ? "?" : nameOf(s.hand.turn)})
+    detail.textContent = M[key]
+      ? t(key, {name: who || "?", card: v.card ? cardName(v.card) : "",
+                turn: s.hand.turn === null ? "?" : nameOf(s.hand.turn)})
       : v.message;
     detail.title = v.message;
   }
