@@ -21,6 +21,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--decks", type=Path, metavar="DIR",
                    help="enrolled decks: DIR/<name>/<code>.png")
     p.add_argument("--public-url", help="the address in the QR code (default: found)")
+    p.add_argument("--cert", type=Path, metavar="PEM",
+                   help="serve HTTPS with this certificate (with --key); cookies are then "
+                        "Secure")
+    p.add_argument("--key", type=Path, metavar="PEM", help="the certificate's private key")
+    p.add_argument("--proxy-hops", type=int, default=0, metavar="N",
+                   help="behind N reverse proxies (e.g. 1 for Caddy or nginx doing TLS): take "
+                        "the client's address and scheme from X-Forwarded-For/-Proto")
     p.add_argument("--no-mdns", action="store_true",
                    help="do not announce briscola.local on the network")
     p.add_argument("--demo", type=float, metavar="SECONDS",
@@ -55,7 +62,12 @@ def run(args: argparse.Namespace) -> int:
     from web_dashboard.announce import Announcer
     from web_dashboard.qr import lan_address
 
-    config = {"DATABASE": str(args.db)}
+    if (args.cert is None) != (args.key is None):
+        print("briscola-table dashboard: --cert and --key go together", file=sys.stderr)
+        return 2
+    config: dict = {"DATABASE": str(args.db), "PROXY_HOPS": max(0, args.proxy_hops)}
+    if args.cert:
+        config["SESSION_COOKIE_SECURE"] = True
     if args.decks:
         config["DECKS_DIR"] = str(args.decks)
     announcer = None
@@ -79,14 +91,26 @@ def run(args: argparse.Namespace) -> int:
     if args.demo:
         from web_dashboard.demo import run_demo
         run_demo(app.extensions["briscola"]["session"], args.demo)
+    ssl_context = None
+    if args.cert:
+        import ssl
+        ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        try:
+            ssl_context.load_cert_chain(args.cert, args.key)
+        except (OSError, ssl.SSLError) as exc:
+            print(f"briscola-table dashboard: cannot use {args.cert} / {args.key}: {exc}",
+                  file=sys.stderr)
+            return 2
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        server = make_server(args.host, args.port, app, threaded=True,
+                             ssl_context=ssl_context)
     except OSError as exc:
         print(f"briscola-table dashboard: cannot listen on {args.host}:{args.port}: {exc}",
               file=sys.stderr)
         return 2
     port = server.server_port  # the real one when --port 0
-    shown = config.get("PUBLIC_URL") or f"http://{address or args.host}:{port}/"
+    scheme = "https" if ssl_context else "http"
+    shown = config.get("PUBLIC_URL") or f"{scheme}://{address or args.host}:{port}/"
     print(f"briscola-table dashboard on {shown} (Ctrl-C to stop)", flush=True)
     if not app.extensions["pin"].is_set:
         print("no PIN yet: open the dashboard and set it on the setup page, or run "

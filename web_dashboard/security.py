@@ -184,6 +184,7 @@ class PinGuard:
             self._table.fail(now)
             self._hashing += 1
             self.hashed += 1
+        ok = False
         try:
             ok = check_password_hash(stored, pin)
         finally:
