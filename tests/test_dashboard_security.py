@@ -264,6 +264,7 @@ def test_100_concurrent_wrong_guesses_are_refused_but_a_few(app, hashes):
         statuses.append(conn.getresponse().status)
         conn.close()
 
+    hashed = []
     try:
         for sources in (["127.0.0.1"] * 100, [f"127.0.{1 + i // 200}.{1 + i % 200}"
                                                for i in range(100)]):
@@ -278,10 +279,13 @@ def test_100_concurrent_wrong_guesses_are_refused_but_a_few(app, hashes):
                 t.join(30)
             assert len(statuses) == 100 and set(statuses) <= {403, 429}
             assert statuses.count(403) == len(hashes) - hashed_before
-            assert statuses.count(429) >= 90, statuses
+            hashed.append(statuses.count(403))
     finally:
         server.shutdown()
-    assert len(hashes) <= 2 * 10
+    # One address: one check at a time, five in all; many: the table's ten free ones,
+    # then its back-off (a second or two apart, on a slow machine).
+    assert hashed[0] <= PER_CLIENT.free, hashed
+    assert sum(hashed) <= TABLE.free + 2, hashed
 
 
 # -- finding 6: sessions ---------------------------------------------------------------
@@ -319,7 +323,7 @@ def can_undo(client) -> bool:
 
 def test_a_saved_cookie_no_longer_undoes_moves_after_lock(app):
     app.extensions["pin"].set(PIN)
-    session = setup_match(app)
+    setup_match(app)
     phone, other = app.test_client(), app.test_client()
     assert unlock(phone).status_code == 302 and unlock(other).status_code == 302
     saved = _session_cookie(phone)

@@ -62,7 +62,7 @@ PER_CLIENT = Schedule(free=5, base=30.0, cap=3600.0)
 # The whole table, whatever the addresses (a LAN can have many, IPv6 more): after 20
 # failures, 1 s, 2 s, ... up to 5 minutes between attempts. 10,000 PINs then take
 # over a month (``benchmarks/bench_pin_attack.py`` measures it).
-TABLE = Schedule(free=20, base=1.0, cap=300.0)
+TABLE = Schedule(free=10, base=1.0, cap=300.0)
 MAX_TRACKED = 4096  # addresses remembered; only ones no longer locked are forgotten
 
 
@@ -191,9 +191,9 @@ class PinGuard:
             with self._lock:
                 self._hashing -= 1
                 mine.hashing = False
-                if ok:  # forgive this client; take its count back from the table's
+                if ok:  # it knew the PIN: its failures were typos, forgiven (the table's too)
                     self._clients.pop(key, None)
-                    self._table.count = max(0, self._table.count - 1)
+                    self._table.count = max(0, self._table.count - mine.count)
         if ok and not stored.startswith(HASH_METHOD + "$"):
             # An older hash (e.g. werkzeug's 32 MiB scrypt): rehash at today's cost.
             self.store.set_setting("pin_hash", generate_password_hash(pin, HASH_METHOD))
