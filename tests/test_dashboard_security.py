@@ -564,3 +564,54 @@ def test_violations_told_to_phones_name_no_captured_card(app):
     # A card that does lie on the table may be named.
     from web_dashboard.state import hide_cards
     assert hide_cards("3c and 5s and 10d1", {"3c"}) == "3c and a card and 10d1"
+
+
+def test_dashboard_serves_https_with_its_own_certificate(tmp_path, capsys):
+    import json
+    import shutil
+    import ssl
+    import subprocess
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    from table_controller.cli import main
+
+    assert main(["dashboard", "--db", str(tmp_path / "a.sqlite3"), "--cert", "x.pem"]) == 2
+    assert "--cert and --key go together" in capsys.readouterr().err
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a certificate")
+    assert main(["dashboard", "--db", str(tmp_path / "a.sqlite3"), "--no-mdns", "--port", "0",
+                 "--host", "127.0.0.1", "--cert", str(bad), "--key", str(bad)]) == 2
+    assert "cannot use" in capsys.readouterr().err
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "table_controller", "dashboard", "--host", "127.0.0.1",
+         "--port", "0", "--no-mdns", "--db", str(tmp_path / "tls.sqlite3"),
+         "--cert", str(cert), "--key", str(key)],
+        cwd=Path(__file__).resolve().parent.parent, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("briscola-table dashboard on https://"), line
+        port = line.split(" on ", 1)[1].split()[0].rstrip("/").rsplit(":", 1)[1]
+        context = ssl.create_default_context(cafile=str(cert))
+        context.check_hostname = False
+        with urllib.request.urlopen(f"https://127.0.0.1:{port}/api/v1/table", timeout=10,
+                                    context=context) as r:
+            assert json.load(r)["hand"] is None
+        with urllib.request.urlopen(f"https://127.0.0.1:{port}/setup/pin", timeout=10,
+                                    context=context) as r:
+            cookie = r.headers["Set-Cookie"]
+        assert "Secure" in cookie and "HttpOnly" in cookie
+        with urllib.request.urlopen(f"https://127.0.0.1:{port}/", timeout=10,
+                                    context=context) as r:
+            assert re.search(r'<p class="url">https://[^<]+</p>', r.read().decode())
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -2,9 +2,11 @@
 
 Reading needs nothing; every write (setup, new hand, corrections, undo) needs
 the PIN. A phone enters it once and gets a session cookie (HttpOnly,
-SameSite=Strict); scripts may send it in an ``X-Table-PIN`` header instead.
+SameSite=Strict, Secure over HTTPS) that carries the table's session generation;
+scripts may send the PIN in an ``X-Table-PIN`` header on API writes instead.
 Secrets never travel in URLs. Forms carry a CSRF token, and write API calls
-from the pages send it in ``X-CSRF-Token``.
+from the pages send it in ``X-CSRF-Token``. :class:`PinGuard` bounds how fast, and
+how many at once, PINs can be tried (see its docstring and the README).
 """
 
 from __future__ import annotations
