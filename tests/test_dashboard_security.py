@@ -615,3 +615,24 @@ def test_dashboard_serves_https_with_its_own_certificate(tmp_path, capsys):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.mark.parametrize("path", ["/api/v1/setup", "/api/v1/hands", "/api/v1/events",
+                                  "/api/v1/correct", "/api/v1/pick", "/api/v1/names"])
+def test_deeply_nested_json_is_a_400_not_a_500(app, path):
+    app.extensions["pin"].set(PIN)
+    r = app.test_client().post(path, data="[" * 5000 + "]" * 5000,
+                               headers={"X-Table-PIN": PIN, "Content-Type": "application/json"})
+    assert r.status_code == 400 and "error" in r.get_json()
+
+
+@pytest.mark.parametrize("t", ["1e999", "-1e999", "NaN", "Infinity", "1" * 401, '"soon"', "true"])
+def test_an_event_time_must_be_a_finite_number(app, t):
+    app.extensions["pin"].set(PIN)
+    setup_match(app)
+    before = hub_of(app).last.n
+    r = app.test_client().post(
+        "/api/v1/events", data=f'{{"type": "collect", "t": {t}}}',
+        headers={"X-Table-PIN": PIN, "Content-Type": "application/json"})
+    assert r.status_code == 400 and "'t' must be a finite number" in r.get_json()["error"]
+    assert len(r.get_json()["error"]) < 100 and hub_of(app).last.n == before

@@ -6,6 +6,7 @@ Bad input gets a 400 whose ``error`` names what is wrong.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from flask import Blueprint, abort, current_app, jsonify, request, send_from_directory
@@ -37,8 +38,17 @@ def bad(message: str, status: int = 400):
     return jsonify(error=message), status
 
 
+def json_body() -> Any:
+    """The request's JSON, or None when it is not JSON (or nested too deeply to parse:
+    ``[[[[...]]]]`` raises RecursionError, which ``silent`` does not cover)."""
+    try:
+        return request.get_json(silent=True)
+    except RecursionError:
+        return None
+
+
 def body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
+    data = json_body()
     if data is None:
         raise SetupError("the request body must be a JSON object (Content-Type: "
                          "application/json)")
@@ -151,7 +161,10 @@ def setup():
 @bp.post("/hands")
 @require_pin_api
 def new_hand():
-    data = request.get_json(silent=True) or {}
+    data = json_body()
+    if data is None and request.get_data(cache=True).strip():
+        return bad("the request body must be a JSON object such as {\"dealer\": 1}, or empty")
+    data = data or {}
     if not isinstance(data, dict):
         return bad("the request body must be a JSON object")
     dealer = data.get("dealer")
@@ -171,6 +184,10 @@ def event():
     if data.get("type") not in ("play", "collect", "trump", "swap", "call", "correct"):
         return bad("'type' must be play, collect, trump, swap, call or correct (use /hands "
                    "for a new hand and /undo to take an event back)")
+    t = data.get("t")
+    if t is not None and not (isinstance(t, (int, float)) and not isinstance(t, bool)
+                              and abs(t) < 1e15 and math.isfinite(t)):
+        return bad(f"'t' must be a finite number of seconds, not {_short(t)}")
     return command_response(hub().submit("event", event=data))
 
 
