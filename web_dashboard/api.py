@@ -131,7 +131,7 @@ def record(match_id: int):
 @bp.get("/i18n/<lang>")
 def messages(lang: str):
     if lang not in LANGUAGES:
-        return bad(f"unknown language {lang!r}: expected one of {', '.join(LANGUAGES)}", 404)
+        return bad(f"unknown language {lang[:20]!r}: expected one of {', '.join(LANGUAGES)}", 404)
     return jsonify(catalogue(lang))
 
 

@@ -79,7 +79,7 @@ def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
             raise SetupError(f"'length' must be 1, 3, 5 or null, not {length}")
     deck = data.get("deck") or "builtin"
     if deck not in available_decks():
-        raise SetupError(f"unknown deck {deck!r}: available are "
+        raise SetupError(f"unknown deck {str(deck)[:40]!r}: available are "
                          f"{', '.join(available_decks())}")
     dealer = data.get("dealer")
     if dealer in ("", None):

@@ -83,7 +83,7 @@ def qr():
 def language(code: str):
     """Remember the chosen language in a cookie and go back (a preference, not a secret)."""
     if code not in LANGUAGES:
-        return Response(f"unknown language {code!r}: expected it, en or fr", 400,
+        return Response(f"unknown language {code[:20]!r}: expected it, en or fr", 400,
                         mimetype="text/plain")
     response = redirect(safe_next(request.args.get("next")))
     response.set_cookie("lang", code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True,
