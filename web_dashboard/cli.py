@@ -64,7 +64,19 @@ def run(args: argparse.Namespace) -> int:
 
     if (args.cert is None) != (args.key is None):
         print("briscola-table dashboard: --cert and --key go together", file=sys.stderr)
+        store.close()
         return 2
+    ssl_context = None
+    if args.cert:
+        import ssl
+        ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        try:
+            ssl_context.load_cert_chain(args.cert, args.key)
+        except (OSError, ssl.SSLError) as exc:
+            print(f"briscola-table dashboard: cannot use {args.cert} / {args.key}: {exc}",
+                  file=sys.stderr)
+            store.close()
+            return 2
     config: dict = {"DATABASE": str(args.db), "PROXY_HOPS": max(0, args.proxy_hops)}
     if args.cert:
         config["SESSION_COOKIE_SECURE"] = True
@@ -91,16 +103,6 @@ def run(args: argparse.Namespace) -> int:
     if args.demo:
         from web_dashboard.demo import run_demo
         run_demo(app.extensions["briscola"]["session"], args.demo)
-    ssl_context = None
-    if args.cert:
-        import ssl
-        ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        try:
-            ssl_context.load_cert_chain(args.cert, args.key)
-        except (OSError, ssl.SSLError) as exc:
-            print(f"briscola-table dashboard: cannot use {args.cert} / {args.key}: {exc}",
-                  file=sys.stderr)
-            return 2
     try:
         server = make_server(args.host, args.port, app, threaded=True,
                              ssl_context=ssl_context)
