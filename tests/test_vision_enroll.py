@@ -128,3 +128,61 @@ def test_committed_builtin_deck_matches_the_committed_model():
     assert deck.model_sha == model_sha1(MODEL_PATH)
     assert deck.codes == sorted(str(c) for c in ALL_CARDS) and deck.has_back
     assert deck.covered_embeddings is not None and len(deck.covered_labels) == 160
+
+
+@pytest.fixture(scope="module")
+def deck0():
+    return render_deck(DeckStyle.from_seed(0))
+
+
+def _photo(faces, seed: int):
+    """A photo of one card lying on a table, as a player takes them (4:3 or 16:9,
+    either way up), and the card's true corners."""
+    from vision.scenes import card_photo
+
+    codes = sorted(faces)
+    size = [(1280, 720), (720, 1280), (1024, 768), (768, 1024)][seed % 4]
+    img, truth = card_photo(faces[codes[seed % 40]], np.random.default_rng((5, seed)), size)
+    return img, np.asarray(truth, np.float32).reshape(4, 2)
+
+
+def _outline_used(monkeypatch, img) -> np.ndarray:
+    import vision.enroll as enroll
+
+    seen = []
+    real = enroll.warp_card
+    monkeypatch.setattr(enroll, "warp_card", lambda im, c, *a, **k: (seen.append(c),
+                                                                      real(im, c, *a, **k))[1])
+    enroll.card_shape(img)
+    return seen[-1]
+
+
+@pytest.mark.parametrize("seed", [13, 21, 58])
+def test_an_enrollment_photo_whose_mask_outline_is_off_gets_the_cards_own(
+        deck0, monkeypatch, seed):
+    """The colour masks outline these photos' cards 30-65 px off (a corner ran into a
+    shadow or a pale patch of the table): that reference would leave the card unknown
+    at the table, or worse. The outline that lies on the card's edge all round is used."""
+    from vision.detect import find_cards_classical, refine_corners
+
+    img, truth = _photo(deck0, seed)
+    quad = max(find_cards_classical(img, 0.02, 0.995), key=lambda q: q.area)
+    rough = refine_corners(img, refine_corners(img, quad.corners))
+
+    def err(c) -> float:
+        return min(float(np.linalg.norm(np.roll(c, r, 0) - truth, axis=1).max())
+                   for r in range(4))
+
+    assert err(rough) > 25  # the failure is reproduced
+    assert err(_outline_used(monkeypatch, img)) < 4
+
+
+@pytest.mark.parametrize("seed", [7, 51])
+def test_an_enrollment_photo_whose_card_edge_is_unclear_is_refused(deck0, seed):
+    """No outline lies on this card's edge all round: the file is refused (and named
+    by enroll_directory), not enrolled a few pixels off."""
+    from vision.enroll import NoCardFound, card_shape
+
+    img, _ = _photo(deck0, seed)
+    with pytest.raises(NoCardFound, match="edge is not clear"):
+        card_shape(img)

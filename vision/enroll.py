@@ -19,7 +19,7 @@ import numpy as np
 from table_controller.cards import ALL_CARDS, Card, CardError
 from vision.deck import BACK, EnrolledDeck, model_sha1
 from vision.deck_folder import on_white, with_outline
-from vision.detect import find_cards_classical, refine_corners, warp_card
+from vision.detect import edge_support, find_cards_classical, refine_corners, warp_card
 from vision.embed import MODEL_PATH, PATCH_H, PATCH_W, Embedder
 from vision.guided import guided_enroll  # noqa: F401  (moved there; imported from here too)
 
@@ -78,9 +78,40 @@ def card_shape(image: np.ndarray, face: bool = True) -> tuple[np.ndarray, float]
     # A reference is compared pixel by pixel with every later view: its corners must be
     # the card's own, not the detector's rough ones (twice: a first pass may stop short).
     corners = refine_corners(image, refine_corners(image, quad.corners))
+    if face and edge_support(image, corners) < SURE_EDGE:  # (a back's name is the embedding's)
+        corners = _better_outline(image, corners, whole_in_view, m)
     sides = [float(np.linalg.norm(corners[i] - corners[(i + 1) % 4])) for i in range(4)]
     ratio = (sides[1] + sides[3]) / (sides[0] + sides[2])  # seen at a slant: roughly
     return warp_card(image, corners), ratio
+
+
+SURE_EDGE = 0.8  # a reference's outline must lie on the card's edge on every side
+
+
+def _better_outline(image: np.ndarray, corners: np.ndarray, quads: list, margin: float,
+                    ) -> np.ndarray:
+    """An outline of the photo's card that lies on its edge all round, in place of
+    ``corners`` (the colour masks' largest card, refined) which does not: a corner ran
+    into a shadow or a pale patch of the table. The other mask outlines and the learned
+    detector's are tried; when none holds, the file is refused (a reference a few pixels
+    off is worse than none: every later view of the card is compared with it)."""
+    from vision.detect import learned_detectors
+
+    tries = [refine_corners(image, refine_corners(image, q.corners)) for q in quads]
+    net, refiner = learned_detectors()
+    if net is not None:
+        h, w = image.shape[:2]
+        found = [c.corners for c in net.find(image) if c.visible >= 0.9
+                 and c.corners[:, 0].min() > margin and c.corners[:, 1].min() > margin
+                 and c.corners[:, 0].max() < w - 1 - margin
+                 and c.corners[:, 1].max() < h - 1 - margin]
+        if found and refiner is not None:
+            found = refiner.refine(image, found)
+        tries += [refine_corners(image, refine_corners(image, c)) for c in found]
+    support = [edge_support(image, c) for c in tries]
+    if not tries or max(support) < SURE_EDGE:
+        raise NoCardFound("the card's edge is not clear all round")
+    return tries[int(np.argmax(support))]
 
 
 def _as_card_image(img: np.ndarray) -> np.ndarray:
