@@ -237,6 +237,18 @@ def open_store(path: str | Path, reset_damaged: bool = False) -> Store:
         return store
 
 
+def is_damage(exc: sqlite3.Error) -> bool:
+    """Whether SQLite's error says the file itself is bad (corrupt, not a database, text
+    that is not UTF-8), as opposed to the file being busy, locked, unreadable for want
+    of permission or space: only damage is ever set aside."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return True
+    text = str(exc)
+    return "malformed" in text or "Could not decode to UTF-8" in text or \
+        "file is not a database" in text
+
+
 def _fsync_dir(path: Path) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -292,13 +304,10 @@ class Store:
                 self._check_sound(file)  # read-only, before anything could write to it
             self._connect()
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            self._drop()
-            if file is not None:
-                raise StoreDamaged(self.path, f"cannot be read ({exc})") from None
-            raise StoreError(f"cannot use {self.path} as the table's database: {exc}") from None
         except sqlite3.Error as exc:
             self._drop()
+            if file is not None and is_damage(exc):
+                raise StoreDamaged(self.path, f"cannot be read ({exc})") from None
             raise StoreError(f"cannot use {self.path} as the table's database: {exc}") from None
         except StoreError:
             self._drop()
@@ -408,15 +417,19 @@ class Store:
         with self._lock:
             try:
                 return self._conn().execute(sql, params).fetchone()
-            except sqlite3.DatabaseError as exc:  # "malformed", "Could not decode to UTF-8"
-                raise StoreDamaged(self.path, f"cannot be read ({exc})") from None
+            except sqlite3.DatabaseError as exc:
+                if is_damage(exc):  # "malformed", "Could not decode to UTF-8"
+                    raise StoreDamaged(self.path, f"cannot be read ({exc})") from None
+                raise StoreError(f"{self.path}: {exc}") from None
 
     def _rows(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
         with self._lock:
             try:
                 return self._conn().execute(sql, params).fetchall()
             except sqlite3.DatabaseError as exc:
-                raise StoreDamaged(self.path, f"cannot be read ({exc})") from None
+                if is_damage(exc):
+                    raise StoreDamaged(self.path, f"cannot be read ({exc})") from None
+                raise StoreError(f"{self.path}: {exc}") from None
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:

@@ -292,3 +292,27 @@ def test_event_from_json_checks_the_event_whole_for_every_caller():
     with pytest.raises(EventError):
         event_from_json({"type": "play", "seat": 0, "card": "3c", "t": float("inf")})
     assert str(event_from_json('{"type":"play","seat":0,"card":"3c","t":1.5}')) == "0:3c"
+
+
+def test_the_standalone_dashboard_too_stays_where_its_store_is(tmp_path):
+    from web_dashboard.live import LiveTable
+    from web_dashboard.session import TableSession
+
+    store = Store(tmp_path / "d.db")
+    session = TableSession(store, LiveTable())
+    session._cmd_setup(players=2, dealer=1)
+    events = hand_events(2, 1)
+    for obj in events[:5]:
+        session.feed(obj)
+    stack = session.referee.hand.move_stack[:]
+
+    def disk_full(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    real, store.append_event = store.append_event, disk_full
+    with pytest.raises(sqlite3.OperationalError):
+        session.feed(events[5])
+    assert session.referee.hand.move_stack == stack
+    store.append_event = real
+    assert session.feed(events[5]).accepted
+    store.close()

@@ -16,7 +16,7 @@ from table_controller.cli import main
 from table_controller.controller import Controller
 from table_controller.rules import HandRules
 from table_controller.simulation import play_hand
-from table_controller.store import Store, StoreDamaged, open_store, set_aside
+from table_controller.store import Store, StoreDamaged, StoreError, open_store, set_aside
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -371,3 +371,24 @@ def test_deleting_the_wal_then_closing_cleanly_loses_no_event(tmp_path):
     wal(path).unlink()
     store.close()
     assert event_count(path) == 10
+
+
+def test_a_file_sqlite_cannot_open_for_want_of_rights_is_not_damage_and_never_moved(
+        tmp_path, monkeypatch):
+    path = tmp_path / "table.db"
+    store, _, _ = a_table(path, hands=0, extra=3)
+    store.close()
+    before = digest(path)
+
+    def cannot_open(self, file):
+        exc = sqlite3.OperationalError("unable to open database file")
+        exc.sqlite_errorname = "SQLITE_CANTOPEN"
+        raise exc
+
+    monkeypatch.setattr(Store, "_check_sound", cannot_open)
+    with pytest.raises(StoreError) as caught:
+        open_store(path, reset_damaged=True)
+    assert not isinstance(caught.value, StoreDamaged)
+    assert "unable to open database file" in str(caught.value)
+    assert digest(path) == before
+    assert [p.name for p in tmp_path.iterdir() if "damaged" in p.name] == []

@@ -44,8 +44,13 @@ class TableSession:
                 raise StoreError("no match is set up: set one up first")
             if isinstance(obj, str):
                 obj = json.loads(obj)
-            decision = self.referee.feed_json(obj)
-            self.store.append_event(self.info.id, obj, decision, self.referee)
+            decision = self.referee.feed_json(obj)  # checks the event whole first
+            try:
+                self.store.append_event(self.info.id, obj, decision, self.referee)
+            except BaseException:  # not stored: the referee must not run ahead of the store
+                self.referee = self.store.replay(self.info.id)
+                self.hub.set_match(self.info, self.referee)
+                raise
             self.hub.publish(self.referee, decision)
             return decision
 
