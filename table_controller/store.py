@@ -670,8 +670,8 @@ class Store:
         while i < len(rows):
             row = rows[i]
             i += 1
-            if row.seq in forced:
-                self._stored_refusal(referee, row)
+            if row.seq in forced or (not row.accepted and "unreadable" in row.event):
+                self._stored_refusal(referee, row)  # the stored violation, word for word
                 continue
             decision = referee.feed_json(row.event, row.line)
             if decision.accepted == row.accepted:

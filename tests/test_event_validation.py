@@ -141,6 +141,7 @@ def test_through_the_controller_it_is_stored_as_refused_and_the_replay_agrees(tm
     resumed, _ = store.resume()
     assert store.notes == []  # every stored verdict survives the restart
     assert resumed.hand == controller.referee.hand
+    assert resumed.violations == controller.referee.violations  # word for word
     store.close()
 
 

@@ -84,7 +84,8 @@ def test_the_reader_bounds_every_header_value(text, said):
         parse_records(text + "\ntrump:5s\n")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.text(max_size=40), min_size=2, max_size=2))
 def test_any_names_round_trip(names):
     # (st.text leaves out lone surrogates: those cannot be written out as UTF-8 at all.)
