@@ -85,8 +85,10 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
         if store is not None:
             store.close()
         raise
+    set_aside_match = None
     if resumed is not None and (resumed[1].players != config.table.players):
-        resumed = None  # a different table now: start afresh
+        set_aside_match = resumed[1]
+        resumed = None  # a different table now: start afresh, and say so
     if resumed is not None:
         referee, info = resumed
         match_id = info.id
@@ -98,6 +100,11 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
     if store is not None:
         table._closers.append(store.close)
         table.notes.extend(store.notes)  # a damaged file set aside, verdicts that changed
+    if set_aside_match is not None:
+        table.notes.append(f"match {set_aside_match.id} in the store is for "
+                           f"{set_aside_match.players} players, the configuration for "
+                           f"{config.table.players}: it stays in the history; match "
+                           f"{match_id} begins")
     if resumed is not None:
         hand = referee.hand
         where = "no hand yet" if hand is None else (

@@ -392,3 +392,27 @@ def test_a_file_sqlite_cannot_open_for_want_of_rights_is_not_damage_and_never_mo
     assert "unable to open database file" in str(caught.value)
     assert digest(path) == before
     assert [p.name for p in tmp_path.iterdir() if "damaged" in p.name] == []
+
+
+def test_a_table_built_over_a_damaged_store_refuses_before_anything_starts(tmp_path):
+    from table_controller.app import build_table
+    from table_controller.config import Config, TableConfig
+
+    path = tmp_path / "t.db"
+    path.write_bytes(b"")
+    config = Config(table=TableConfig(players=2, first_dealer=1))
+    with pytest.raises(StoreDamaged):
+        build_table(config, db_path=path, dashboard=False, vision=False)
+    table = build_table(config, db_path=path, dashboard=False, vision=False, reset_store=True)
+    try:
+        assert any("moved aside to" in n for n in table.notes)
+        assert table.controller.submit({"type": "hand", "players": 2, "dealer": 1}).accepted
+    finally:
+        table.close()
+    # A match in progress for another number of players is not resumed, and that is said.
+    three = Config(table=TableConfig(players=3, first_dealer=1))
+    table = build_table(three, db_path=path, dashboard=False, vision=False)
+    try:
+        assert any("is for 2 players, the configuration for 3" in n for n in table.notes)
+    finally:
+        table.close()
