@@ -380,9 +380,14 @@ class Controller:
     def run(self, frames: Iterable[tuple[float, Any]], stop: threading.Event | None = None,
             on_frame: Callable[[float, list[Decision]], None] | None = None) -> None:
         """Process ``(t, frame)`` pairs until they end or ``stop`` is set."""
+        watched = self.clock()
+        watch = getattr(self.store, "watch", None)
         for t, frame in frames:
             if stop is not None and stop.is_set():
                 break
+            if watch is not None and self.clock() - watched >= 1.0:
+                watched = self.clock()
+                watch()  # a -wal deleted under the table: saved within a second
             self.run_commands()
             decisions = self.on_frame(frame, t)
             if on_frame is not None:

@@ -445,6 +445,17 @@ class Store:
                 raise
             conn.execute("COMMIT")
 
+    def watch(self) -> None:
+        """Notice a ``-wal`` removed under the running table (see ``_watch_wal``); the
+        controller calls it about once a second, so even without a new event the WAL's
+        contents are safe in the main file within a second."""
+        with self._lock:
+            if self._db is not None:
+                try:
+                    self._watch_wal()
+                except sqlite3.Error as exc:
+                    log.warning("%s: %s", self.path, exc)
+
     def checkpoint(self) -> None:
         """Copy the WAL into the main file and empty it, without waiting for readers
         (a backup or another process reading makes it copy what it can, like PASSIVE)."""

@@ -416,3 +416,24 @@ def test_a_table_built_over_a_damaged_store_refuses_before_anything_starts(tmp_p
         assert any("is for 2 players, the configuration for 3" in n for n in table.notes)
     finally:
         table.close()
+
+
+def test_a_deleted_wal_is_noticed_by_the_running_table_within_a_second_without_events(
+        tmp_path):
+    path = tmp_path / "table.db"
+    store = Store(path)
+    info = store.new_match(2, first_dealer=1)
+    ticks = iter(range(0, 1000, 2))
+    controller = Controller(info.referee(), store=store, match_id=info.id,
+                            clock=lambda: float(next(ticks)))
+    for obj in hand_events(6)[:10]:
+        controller.submit(obj)
+    wal(path).unlink()  # the 10 events now live only in a file with no name
+    copy = tmp_path / "what-a-kill-would-leave.db"
+    copy.write_bytes(path.read_bytes())
+    assert event_count(copy) == 0
+    controller.run([(0.0, None), (0.1, None)])  # frames go by, two seconds apart
+    copy.unlink()
+    copy.write_bytes(path.read_bytes())
+    assert event_count(copy) == 10
+    store.close()
