@@ -298,7 +298,13 @@ class Store:
         if file is not None and not file.exists():
             self._create(file)
         elif file is not None:
-            _check_header(file)
+            if not file.is_file():
+                raise StoreError(f"{self.path} is not a file (a directory?): give the "
+                                 "table's database file")
+            try:
+                _check_header(file)
+            except OSError as exc:
+                raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}") from None
         try:
             if file is not None:
                 self._check_sound(file)  # read-only, before anything could write to it
