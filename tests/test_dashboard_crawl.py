@@ -1,4 +1,4 @@
-"""Issue 12: every route and every stream message, crawled during 2-, 3- and 4-player
+"""Issue 12: every route and every stream message, crawled during 2- to 6-player
 hands, shows nothing a player could not see on the table.
 
 A hand is played through the standalone session (the machinery of ``dashboard
@@ -230,7 +230,7 @@ class Crawl:
                         self.check_json(json.loads(frame["data"]), where)
 
 
-@pytest.mark.parametrize("players,seed", [(2, 61), (3, 62), (4, 63)])
+@pytest.mark.parametrize("players,seed", [(2, 61), (3, 62), (4, 63), (5, 64), (6, 65)])
 def test_crawl_every_route_and_stream_message_during_a_hand(tmp_path, players, seed):
     app = create_app({"DATABASE": str(tmp_path / "crawl.sqlite3"), "TESTING": True,
                       "SSE_KEEPALIVE": 0.01, "SSE_MAX_SECONDS": 0.01})
@@ -260,6 +260,7 @@ def test_crawl_every_route_and_stream_message_during_a_hand(tmp_path, players, s
     app.config["SSE_MAX_SECONDS"] = 0.01
     seen: dict[int, tuple[set[str], set[str], list[int]]] = {}  # seq -> visible, captured, pts
     checkpoints = misread = 0
+    marked: set[int] = set()
     try:
         for i, obj in enumerate(events):
             session.feed(obj)
@@ -279,10 +280,15 @@ def test_crawl_every_route_and_stream_message_during_a_hand(tmp_path, players, s
                 seen[hub.last.n] = (table_cards(session.referee),
                                     {str(p.card) for t in hand.tricks for p in t.plays},
                                     list(hand.points))
-            # After some taken tricks (a trick just collected, or one card down).
-            after_collect = obj["type"] == "collect" and len(hand.tricks) % 3 == 1
-            if not hand.tricks or not (after_collect or len(hand.current) == 1 and i % 11 == 0):
+            # After some taken tricks: the first event after the 1st, 2nd, middle and
+            # last but one trick is taken (collected, or implied by the next play), and
+            # now and then one card into a trick.
+            total = hand.view().tricks_played + hand.view().tricks_left
+            taken = len(hand.tricks)
+            mark = taken in {1, 2, total // 2, total - 1} and taken not in marked
+            if not taken or not (mark or len(hand.current) == 1 and i % 11 == 0):
                 continue
+            marked.add(taken)
             checkpoints += 1
             crawl.pages(clients)
             crawl.posts(clients)
