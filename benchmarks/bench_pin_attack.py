@@ -1,6 +1,6 @@
 """The table's PIN under attack (issue 12, finding 4).
 
-    python benchmarks/bench_pin_attack.py [--guesses 100]
+    python benchmarks/bench_pin_attack.py [--guesses 100] [--legacy-hash]
 
 Starts ``briscola-table dashboard`` on 127.0.0.1 (its own process, a PIN set) and:
 
@@ -38,11 +38,16 @@ MAX_GUESSES = 500
 WEEK = 7 * 24 * 3600.0
 
 
-def start_server(db: Path) -> tuple[subprocess.Popen, int]:
+def start_server(db: Path, legacy: bool = False) -> tuple[subprocess.Popen, int]:
     from table_controller.store import Store
     from web_dashboard.security import PinGuard
 
-    PinGuard(Store(db)).set(PIN)
+    store = Store(db)
+    PinGuard(store).set(PIN)
+    if legacy:  # a hash from before (werkzeug's default scrypt, 32 MiB a check)
+        from werkzeug.security import generate_password_hash
+        store.set_setting("pin_hash", generate_password_hash(PIN))
+    store.close()
     server = subprocess.Popen(
         [sys.executable, "-m", "table_controller", "dashboard", "--host", "127.0.0.1",
          "--port", "0", "--db", str(db), "--no-mdns"],
@@ -123,15 +128,23 @@ def time_to_try(pins: int) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--guesses", type=int, default=100)
+    parser.add_argument("--legacy-hash", action="store_true",
+                        help="the PIN stored with werkzeug's default hash (32 MiB a check), "
+                             "as tables set up before this change have it")
     args = parser.parse_args(argv)
     n = max(1, min(args.guesses, MAX_GUESSES))
     from web_dashboard.security import HASH_METHOD, MAX_HASHING, PER_CLIENT, TABLE
 
     _, cost_n, cost_r, cost_p = HASH_METHOD.split(":")
     per_check = 128 * int(cost_n) * int(cost_r) * int(cost_p) / 2**20
-    print(f"hash: {HASH_METHOD}: {per_check:.0f} MiB a check, at most {MAX_HASHING} at once")
+    if args.legacy_hash:
+        print("hash: werkzeug's default scrypt:32768:8:1: 32 MiB a check (until the first "
+              f"right PIN rehashes it), at most {MAX_HASHING} at once")
+    else:
+        print(f"hash: {HASH_METHOD}: {per_check:.0f} MiB a check, at most {MAX_HASHING} at "
+              "once")
     with tempfile.TemporaryDirectory() as tmp:
-        server, port = start_server(Path(tmp) / "pin.sqlite3")
+        server, port = start_server(Path(tmp) / "pin.sqlite3", args.legacy_hash)
         try:
             start = memory_kib(server.pid)
             one = concurrent(port, ["127.0.0.1"] * n, "POST", "/api/v1/undo")
