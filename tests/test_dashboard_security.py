@@ -636,3 +636,15 @@ def test_an_event_time_must_be_a_finite_number(app, t):
         headers={"X-Table-PIN": PIN, "Content-Type": "application/json"})
     assert r.status_code == 400 and "'t' must be a finite number" in r.get_json()["error"]
     assert len(r.get_json()["error"]) < 100 and hub_of(app).last.n == before
+
+
+def test_the_pin_change_form_is_held_to_the_same_limits(app, hashes):
+    app.extensions["pin"].set(PIN)
+    client = app.test_client()
+    token = csrf(client, "/setup/pin")
+    form = {"current": "0000", "pin": "1357", "pin2": "1357", "csrf_token": token}
+    for _ in range(PER_CLIENT.free):
+        assert client.post("/setup/pin", data=form).status_code == 403
+    r = client.post("/setup/pin", data=dict(form, current=PIN))
+    assert r.status_code == 429 and len(hashes) == PER_CLIENT.free
+    assert app.extensions["pin"].check(PIN, "10.0.0.2")  # unchanged

@@ -75,13 +75,15 @@ def set_pin():
     if request.method == "POST":
         f = request.form
         pin, again = f.get("pin", ""), f.get("pin2", "")
+        # The current PIN is checked (and counted) before anything else is looked at.
+        current = Verdict.OK if first or not csrf_ok(f.get("csrf_token")) else \
+            guard().attempt(f.get("current", ""), client()).verdict
         if not csrf_ok(f.get("csrf_token")):
             error, status = translate(g.lang, "bad_form"), 400
-        elif not first and (attempt := guard().attempt(f.get("current", ""), client())) \
-                .verdict is not Verdict.OK:
-            error, status = ((translate(g.lang, "pin_locked"), 429)
-                             if attempt.verdict is Verdict.REFUSED
-                             else (translate(g.lang, "pin_wrong"), 403))
+        elif current is Verdict.REFUSED:
+            error, status = translate(g.lang, "pin_locked"), 429
+        elif current is Verdict.WRONG:
+            error, status = translate(g.lang, "pin_wrong"), 403
         elif not PIN_RE.match(pin):
             error, status = translate(g.lang, "pin_format"), 400
         elif pin != again:
