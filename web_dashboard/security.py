@@ -123,6 +123,8 @@ class PinGuard:
         self._hashing = 0
         self.refused = 0  # attempts refused before hashing, since start
         self.hashed = 0  # attempts hashed
+        if store.get_setting("session_generation") is None:
+            self.end_sessions()  # made once here, not racing in concurrent requests
 
     @property
     def is_set(self) -> bool:
