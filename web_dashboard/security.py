@@ -31,8 +31,8 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 PIN_RE = re.compile(r"^\d{4,12}$")
 
-# scrypt with N=2**13, r=8: 128*N*r = 8 MiB a check, ~0.1 s on a Pi (werkzeug's default,
-# N=2**15, takes 32 MiB). A 4-digit PIN is safe by the rate limits below, not by the
+# scrypt with N=2**13, r=8: 128*N*r = 8 MiB a check, 18 ms on the development machine
+# (a Pi is a few times slower; werkzeug's default, N=2**15, takes 32 MiB). A 4-digit PIN is safe by the rate limits below, not by the
 # hash's cost: an offline attacker tries 10,000 PINs whatever the cost.
 HASH_METHOD = "scrypt:8192:8:1"
 MAX_HASHING = 2  # checks being hashed at once, table-wide; more are refused at once
@@ -61,7 +61,7 @@ class Schedule:
 
 # Per address: five wrong PINs in a row, then 30 s, 60 s, ... up to an hour.
 PER_CLIENT = Schedule(free=5, base=30.0, cap=3600.0)
-# The whole table, whatever the addresses (a LAN can have many, IPv6 more): after 20
+# The whole table, whatever the addresses (a LAN can have many, IPv6 more): after 10
 # failures, 1 s, 2 s, ... up to 5 minutes between attempts. 10,000 PINs then take
 # over a month (``benchmarks/bench_pin_attack.py`` measures it).
 TABLE = Schedule(free=10, base=1.0, cap=300.0)
