@@ -32,8 +32,9 @@ from werkzeug.security import check_password_hash, generate_password_hash
 PIN_RE = re.compile(r"^\d{4,12}$")
 
 # scrypt with N=2**13, r=8: 128*N*r = 8 MiB a check, 18 ms on the development machine
-# (a Pi is a few times slower; werkzeug's default, N=2**15, takes 32 MiB). A 4-digit PIN is safe by the rate limits below, not by the
-# hash's cost: an offline attacker tries 10,000 PINs whatever the cost.
+# (a Pi is a few times slower; werkzeug's default, N=2**15, takes 32 MiB). A 4-digit
+# PIN is safe by the rate limits below, not by the hash's cost: an offline attacker
+# tries 10,000 PINs whatever the cost.
 HASH_METHOD = "scrypt:8192:8:1"
 MAX_HASHING = 2  # checks being hashed at once, table-wide; more are refused at once
 
