@@ -79,7 +79,10 @@ def match_report(referee: Referee) -> dict[str, Any]:
 
 def _seat(seat: int, names: list[str] | None) -> str:
     if names and seat < len(names) and names[seat]:
-        return f"{names[seat]} (seat {seat})"
+        name = names[seat]
+        if not name.isprintable():  # a record's name with a newline or an escape code:
+            name = name.encode("unicode_escape").decode("ascii")  # one line, no ANSI
+        return f"{name} (seat {seat})"
     return f"seat {seat}"
 
 

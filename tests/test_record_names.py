@@ -92,3 +92,13 @@ def test_any_names_round_trip(names):
     referee = a_refereed_hand(seed=3)
     (record,) = parse_records(dumps(match_records(referee, names)))
     assert record.names == names
+
+
+def test_the_text_account_shows_such_names_on_one_line_without_terminal_codes(tmp_path,
+                                                                              capsys):
+    path = tmp_path / "r.bgn"
+    path.write_text(dumps(match_records(a_refereed_hand(), ["Ada\nBis", "\x1b[2Jx"])),
+                    encoding="utf-8")
+    assert main(["referee", "--events", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "Ada\\nBis (seat 0)" in out and "\\x1b[2Jx (seat 1)" in out
