@@ -81,6 +81,17 @@ def test_check_cloth_alone_is_no_card(seed):
     assert find_cards(img) == []
 
 
+@pytest.mark.parametrize("seed", [2, 8, 11])
+def test_flowered_cloth_the_masks_take_for_cards_is_no_card(seed):
+    """On a flowered cloth the colour masks see card-shaped blobs (1-4 per picture);
+    where the network sees not even a faint card they are cloth, not cards."""
+    from vision.detect import find_cards_classical
+
+    img = background(np.random.default_rng(seed), H, W, "flowers")
+    assert find_cards_classical(img)  # the masks' false reports are reproduced
+    assert find_cards(img) == []
+
+
 def test_two_overlapping_cards_on_white_paper_are_found(deck):
     img, truth = scene(deck, "paper", [("1c", card_box(560, 360, -10)),
                                        ("9d", card_box(700, 380, 15))], seed=5)

@@ -116,14 +116,20 @@ class CardNet:
         self._interp.invoke()
         return self._interp.get_tensor(self._out)[0], 1.0 / s
 
+    @property
+    def threshold(self) -> float:
+        """The model's report threshold, chosen on generated scenes of unseen styles."""
+        return float(self.meta.get("threshold", 0.4))
+
     def find(self, image: np.ndarray, threshold: float | None = None) -> list[NetCard]:
-        """Cards whose centre heat reaches ``threshold`` (default: the model's own,
-        chosen on generated scenes of deck styles it never saw)."""
-        if threshold is None:
-            threshold = float(self.meta.get("threshold", 0.4))
+        """Cards whose centre heat reaches ``threshold`` (default: the model's own)."""
+        return self.find_at(image, [self.threshold if threshold is None else threshold])[0]
+
+    def find_at(self, image: np.ndarray, thresholds: list[float]) -> list[list[NetCard]]:
+        """:meth:`find` at several thresholds, the network run once."""
         maps, scale = self.maps(image)
-        return decode(maps, scale, threshold, int(self.meta.get("stride", 4)),
-                      float(self.meta.get("axis_scale", 16.0)))
+        return [decode(maps, scale, t, int(self.meta.get("stride", 4)),
+                       float(self.meta.get("axis_scale", 16.0))) for t in thresholds]
 
 
 CORNERS_PATH = Path(__file__).with_name("models") / "card_corners.tflite"
