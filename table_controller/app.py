@@ -214,7 +214,9 @@ def _attach_vision(table: Table, layout: Any) -> None:
     controller = table.controller
     zones = seat_zones_for(config.table.players, config.table.direction.value)
     deck = load_deck(None if config.deck == "builtin" else config.deck)
-    observer, tracker = table_eyes(layout or mat_layout(config.mat_size), Recognizer(deck),
+    layout = layout or mat_layout(config.mat_size, config.table.players,
+                                  config.table.direction.value)
+    observer, tracker = table_eyes(layout, Recognizer(deck),
                                    zones, lambda: controller.referee.hand)
     controller.observer, controller.tracker = observer, tracker
     table.observer, table.tracker = observer, tracker

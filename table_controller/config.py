@@ -21,7 +21,7 @@ with a :class:`ConfigError` that names the file, the section and the key::
     fps = 30
 
     [mat]
-    size = "A3"                 # A3 or A2
+    size = "A3"                 # A3 or A2 (5 and 6 players: A2, the default for them)
 
     [vision]
     deck = "builtin"            # "builtin" or the path of an enrolled deck.npz
@@ -227,7 +227,12 @@ def config_from_dict(data: dict[str, Any], origin: str = "<config>") -> Config:
     table = _table(_Reader(origin, "table", data.get("table", {})))
     camera = _camera(_Reader(origin, "camera", data.get("camera", {})))
     mat = _Reader(origin, "mat", data.get("mat", {}))
-    mat_size = mat.choice("size", "A3", MAT_SIZES)
+    # 5 and 6 players fit only on the A2 mat (vision.mat.LONG_TABLE).
+    long_table = table.players >= 5
+    mat_size = mat.choice("size", "A2" if long_table else "A3", MAT_SIZES)
+    if long_table and mat_size != "A2":
+        mat.fail("size", f"{table.players} players need the A2 mat (their places, stock "
+                 "and trick piles do not fit on A3)")
     mat.done()
     vision = _Reader(origin, "vision", data.get("vision", {}))
     deck = vision.take("deck", "builtin", str, "\"builtin\" or the path of a deck.npz")

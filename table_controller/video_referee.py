@@ -55,7 +55,7 @@ def run_video(args: argparse.Namespace) -> int:
 
     from vision.deck import DeckFileError
     from vision.enroll import load_deck
-    from vision.mat import mat_layout
+    from vision.mat import MatError, mat_layout
     from vision.observer import seat_zones_for, table_eyes
     from vision.recognize import Recognizer
 
@@ -64,9 +64,15 @@ def run_video(args: argparse.Namespace) -> int:
     except (DeckFileError, FileNotFoundError) as exc:
         return _die(str(exc))
     zones = seat_zones_for(table.players, table.direction.value)
+    # Without a configuration, 5 and 6 players are on their only mat, the A2 one.
+    paper = "A2" if args.config is None and table.players >= 5 else config.mat_size
+    try:
+        layout = mat_layout(paper, table.players, table.direction.value)
+    except MatError as exc:
+        return _die(str(exc))
     controller = Controller(referee)
     controller.observer, controller.tracker = table_eyes(
-        mat_layout(config.mat_size), Recognizer(deck), zones, lambda: controller.referee.hand)
+        layout, Recognizer(deck), zones, lambda: controller.referee.hand)
     seen: list[dict] = []
     controller.listeners.append(lambda d: seen.append(d))
     first = {"type": "hand", "players": table.players, "dealer": referee.first_dealer,

@@ -36,7 +36,7 @@ from vision.detect import (
     warp_card,
 )
 from vision.embed import PATCH_H, PATCH_W
-from vision.mat import MatLayout, Zone, draw_mat
+from vision.mat import MAT_BGR, MatLayout, Zone, draw_mat
 from vision.recognize import Recognizer
 from vision.tracker import UNKNOWN, FrameObs, Tracker, ZoneObs
 from vision.verify import FaceTemplates, half_templates
@@ -83,39 +83,40 @@ class TableObserver:
         self.card_mm = card_mm(deck.ratio) if deck is not None else (CARD_W_MM, CARD_H_MM)
         self.unchanged_level = unchanged_level
         self.stats = ObserverStats()
-        self.zone_names = [*seat_zones.values(), "briscola"]
-        self.place_seat = {int(z[-1]): s for s, z in seat_zones.items()}
+        self.play_zones = list(seat_zones.values())
+        # Briscola chiamata's mat has no stock and no face-up card.
+        self.zone_names = [*self.play_zones, *(["briscola"] if layout.has_stock else [])]
+        self.place_seat = {int(z[4:]): s for s, z in seat_zones.items()}
         size = self.cal.size
         self._zone_masks = {n: _zone_mask(layout.zones[n], size, px_per_mm)
-                            for n in (*self.zone_names, "stock")}
+                            for n in (*self.zone_names,
+                                      *(["stock"] if layout.has_stock else []))}
         # The stock, the briscola under it and the piles of won tricks are heaps of cards
         # that are not card-shaped blobs: never take them for hands. A hand reaching them
         # is seen crossing the ring around them.
-        heaps = np.zeros_like(self._zone_masks["stock"])
+        heaps = np.zeros((size[1], size[0]), np.uint8)
         for name, zone in layout.zones.items():
             if name in ("stock", "briscola") or name.startswith("tricks"):
                 heaps = cv2.bitwise_or(heaps, _zone_mask(zone, size, px_per_mm))
         self._heaps = cv2.dilate(heaps, self._kernel(4.5))
-        stock = cv2.bitwise_or(self._zone_masks["stock"], self._zone_masks["briscola"])
-        ring = cv2.dilate(stock, self._kernel(50))
-        self._briscola_ring = cv2.subtract(ring, cv2.dilate(stock, self._kernel(4.5)))
         self._zone_regions = {n: cv2.dilate(self._zone_masks[n], self._kernel(12))
                               for n in self.zone_names}
-        vis = cv2.subtract(self._zone_masks["briscola"], self._zone_masks["stock"])
-        self._briscola_visible = vis
-        # Where the briscola sticks out from under the stock (its zone, grown by a few mm
-        # for a card laid a little off), and which way is out.
-        grown = cv2.dilate(self._zone_masks["briscola"], self._kernel(8))
-        self._briscola_outside = cv2.subtract(grown, cv2.dilate(self._zone_masks["stock"],
-                                                                 self._kernel(2)))
-        out = np.array(layout.zones["briscola"].center) - np.array(layout.zones["stock"].center)
-        self._briscola_out = (out / (np.linalg.norm(out) + 1e-9)).astype(np.float32)
         self._halves: dict[int, FaceTemplates] = {}
-        self._briscola_visible_px = max(1, int(np.count_nonzero(vis)))
-        self._stock_px = max(1, int(np.count_nonzero(self._zone_masks["stock"])))
+        if layout.has_stock:
+            self._init_briscola(layout)
+        # Each place's stretch of the mat's edge, in rectified pixels, where its
+        # players' arms come in (two places share a long edge with 5 and 6 players).
+        self._edge_spans = {p: (pl.edge, round(pl.span[0] * px_per_mm),
+                                round(pl.span[1] * px_per_mm))
+                            for p, pl in layout.places.items() if p in self.place_seat}
         # Markers, their white margins and printed labels are "not mat" but not hands.
         empty = draw_mat(layout, px_per_mm)
         static = mask_on_mat(empty, mat_color(empty))
+        # Everything printed counts, however faint at this scale: the camera may see a
+        # label's stroke as "not mat" where the coarse drawing does not.
+        printed = np.any(np.abs(empty.astype(np.int16) - np.array(MAT_BGR, np.int16)) > 12,
+                         axis=2)
+        static = cv2.bitwise_or(static, printed.astype(np.uint8) * 255)
         # Where each marker should appear in the rectified view, to notice a bumped camera.
         gray = cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY)
         self._markers = []
@@ -131,6 +132,24 @@ class TableObserver:
         self._since_cal = 0
         self._cache: dict[str, tuple[tuple, ZoneObs]] = {}
         self._paper: np.ndarray | None = None
+
+    def _init_briscola(self, layout: MatLayout) -> None:
+        """The masks that find the face-up briscola half under the stock."""
+        masks = self._zone_masks
+        stock = cv2.bitwise_or(masks["stock"], masks["briscola"])
+        ring = cv2.dilate(stock, self._kernel(50))
+        self._briscola_ring = cv2.subtract(ring, cv2.dilate(stock, self._kernel(4.5)))
+        vis = cv2.subtract(masks["briscola"], masks["stock"])
+        self._briscola_visible = vis
+        # Where the briscola sticks out from under the stock (its zone, grown by a few mm
+        # for a card laid a little off), and which way is out.
+        grown = cv2.dilate(masks["briscola"], self._kernel(8))
+        self._briscola_outside = cv2.subtract(grown, cv2.dilate(masks["stock"],
+                                                                 self._kernel(2)))
+        out = np.array(layout.zones["briscola"].center) - np.array(layout.zones["stock"].center)
+        self._briscola_out = (out / (np.linalg.norm(out) + 1e-9)).astype(np.float32)
+        self._briscola_visible_px = max(1, int(np.count_nonzero(vis)))
+        self._stock_px = max(1, int(np.count_nonzero(masks["stock"])))
 
     def _kernel(self, mm: float) -> np.ndarray:
         """A square structuring element about ``mm`` millimetres wide."""
@@ -246,8 +265,8 @@ class TableObserver:
                         by_zone[name] = q
                     break
         # With the stock on top, the briscola is never a whole card: read its half.
-        stock = self._zone_masks["stock"]
-        if np.count_nonzero(cv2.bitwise_and(notmat, stock)) > 0.6 * self._stock_px:
+        if self.layout.has_stock and np.count_nonzero(cv2.bitwise_and(
+                notmat, self._zone_masks["stock"])) > 0.6 * self._stock_px:
             by_zone.pop("briscola", None)
         zones: dict[str, ZoneObs] = {}
         todo: list[tuple[str, object, tuple]] = []
@@ -309,7 +328,7 @@ class TableObserver:
         out = []
         card_px = self.card_mm[0] * self.card_mm[1] * self.px * self.px
         ratio = self.card_mm[1] / self.card_mm[0]
-        for name in self.zone_names[:-1]:  # the play zones
+        for name in self.play_zones:
             zone = self.layout.zones[name]
             if any(zone.contains(tuple(q.center / self.px)) for q in found):
                 continue
@@ -329,12 +348,13 @@ class TableObserver:
         h, w = hands.shape
         m = max(2, int(4 * self.px))
         min_px = int(600 * self.px * self.px)  # about a palm, in mm^2
-        edges = {0: hands[h - m:, :], 1: hands[:, w - m:], 2: hands[:m, :], 3: hands[:, :m]}
         if np.count_nonzero(hands) < min_px:
             return ()
         seats = []
-        for place, strip in edges.items():
-            if place in self.place_seat and np.count_nonzero(strip) > 6 * m:
+        for place, (edge, lo, hi) in sorted(self._edge_spans.items()):
+            strip = {"bottom": hands[h - m:, lo:hi], "right": hands[lo:hi, w - m:],
+                     "top": hands[:m, lo:hi], "left": hands[lo:hi, :m]}[edge]
+            if np.count_nonzero(strip) > 6 * m:
                 seats.append(self.place_seat[place])
         return tuple(seats)
 

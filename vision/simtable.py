@@ -33,7 +33,7 @@ from table_controller.rules import HandRules
 from table_controller.simulation import SimulatedHand, play_hand
 from vision.deck_art import CARD_H_MM, CARD_W_MM, DeckStyle, card_mm, render_deck
 from vision.deck_folder import on_white
-from vision.mat import MatLayout, draw_mat, mat_layout, seats_for
+from vision.mat import LONG_TABLE, MatLayout, draw_mat, mat_layout, seats_for
 from vision.observer import seat_zones_for
 from vision.scenes import camera_homography, card_corners_mm
 from vision.tracker import FrameObs, ZoneObs
@@ -79,7 +79,7 @@ class SimOptions:
     seed: int = 0
     fps: float = 30.0
     size: tuple[int, int] = (1280, 720)
-    paper: str = "A3"
+    paper: str | None = None  # None: A3, or A2 for 5 and 6 players (their only mat)
     tilt: float = 12.0  # degrees from straight down
     pace: str = "real"
     faults: tuple[str, ...] = ()  # Fault names: each is staged once per hand
@@ -126,6 +126,10 @@ class FrameSpec:
     hand: tuple[int, float, tuple[float, float]] | None  # place, reach 0..1, target mm
     truth: list[TruthEvent] = field(default_factory=list)
     bumped: bool = False
+    # What the players enter at the table (phone or buttons) at this frame because no
+    # camera sees it: with no stock (chiamata), each new hand after the first (NEW
+    # HAND) and the spoken auction's result (a ``call``).
+    spoken: list[dict[str, Any]] = field(default_factory=list)
 
 
 class SimulatedTable:
@@ -141,7 +145,8 @@ class SimulatedTable:
         self.opt = opt = options or SimOptions(**kw)
         self.rng = random.Random(opt.seed)
         self.np_rng = np.random.default_rng(opt.seed)
-        self.layout: MatLayout = mat_layout(opt.paper)
+        paper = opt.paper or ("A2" if opt.players in LONG_TABLE else "A3")
+        self.layout: MatLayout = mat_layout(paper, opt.players, opt.direction)
         self.places = list(seats_for(opt.players))
         self._seat_zones = seat_zones_for(opt.players, opt.direction)
         self.pace = Pace.named(opt.pace)
@@ -163,7 +168,7 @@ class SimulatedTable:
         self._plane_version = -1
         self._plane: np.ndarray | None = None
         self._cam = self._camera(0.0, 0.0, 0.0, (0.0, 0.0))
-        self._piles = [0, 0, 0]
+        self._piles: dict[str, int] = {}  # pile zone -> tricks on it
         W, H = opt.size
         # A few frames of zero-mean sensor noise, cycled: cheap and still flickering.
         self._noise = [np.clip(self.np_rng.normal(0, 3.0 * opt.effects, (H, W, 3)), -9, 9)
@@ -172,8 +177,8 @@ class SimulatedTable:
     # -- geometry --------------------------------------------------------------
 
     def place_of(self, seat: int) -> int:
-        """The mat place (0 bottom, 1 right, 2 top, 3 left) where ``seat`` sits."""
-        return int(self.seat_zone(seat)[-1])
+        """The mat place (see :mod:`vision.mat`) where ``seat`` sits."""
+        return int(self.seat_zone(seat)[4:])
 
     def seat_zone(self, seat: int) -> str:
         return self._seat_zones[seat]
@@ -186,9 +191,9 @@ class SimulatedTable:
                                  roll=roll, fill=0.92, shift=shift)
 
     def _edge_point(self, place: int, target: tuple[float, float]) -> tuple[float, float]:
-        w, h = self.layout.width, self.layout.height
-        x, y = target
-        return {0: (x, h + 60), 1: (w + 60, y), 2: (x, -60), 3: (-60, y)}[place]
+        # The arm comes in over the player's own stretch of the edge.
+        return self.layout.places[place].entry(self.layout.width, self.layout.height,
+                                               target, 60.0)
 
     def _zone_spot(self, zone: str, jitter: float = 1.0) -> tuple[tuple[float, float], float]:
         z = self.layout.zones[zone]
@@ -265,9 +270,12 @@ class SimulatedTable:
         n = sim.rules.players
         for key in list(self._cards):
             self._put(key, None)
-        self._piles = [0, 0, 0]
+        self._piles = {}
         start = sim.events[0]
-        yield self._spec(truth=[self._truth(start.to_json())])
+        spec = self._spec(truth=[self._truth(start.to_json())])
+        if not self.layout.has_stock and len(self.hands) > 1:
+            spec.spoken.append({"type": "hand"})  # the dealer presses NEW HAND
+        yield spec
         faults = list(self.faults)
         self.rng.shuffle(faults)
         fault_tricks = {f: self.rng.randrange(1, max(2, sim.rules.tricks - 1)) for f in faults}
@@ -294,7 +302,10 @@ class SimulatedTable:
                 yield from self._gesture(dealer_place, sz.center, lay_stock)
                 yield from self._still(self.pace.pause)
             elif isinstance(event, Call):
-                yield self._spec(truth=[self._truth(event)])
+                spec = self._spec(truth=[self._truth(event)])
+                spec.spoken.append(event.to_json())  # the auction's result, entered
+                yield spec
+                yield from self._still(self.pace.deal)
             elif isinstance(event, Swap):
                 bz = self.layout.zones["briscola"]
 
@@ -341,17 +352,18 @@ class SimulatedTable:
         yield from self._still(self.pace.pause)
 
     def _collect(self, winner: int, n: int) -> Iterator[FrameSpec]:
-        pile = winner % 2 if self.rules.fixed_teams else min(winner, 2)
         place = self.place_of(winner)
-        pz = self.layout.zones[f"tricks{pile}"]
+        pz = self.layout.pile_zone(place)  # the winner's pile, or the winner's team's
         center = (self.layout.width / 2, self.layout.height / 2)
 
         def sweep():
             for s in range(n):
                 self._put(self.seat_zone(s), None)
-            self._piles[pile] += 1
-            c, a = pz.center, pz.angle + 90 + self.rng.uniform(-6, 6)
-            self._put(f"pile{pile}", Resting("back", c, a))
+            self._piles[pz.name] = self._piles.get(pz.name, 0) + 1
+            # The pile lies crosswise on its spot (the spot is a card lying crosswise).
+            along = 90 if pz.size[0] > pz.size[1] else 0
+            c, a = pz.center, pz.angle + along + self.rng.uniform(-6, 6)
+            self._put(f"pile-{pz.name}", Resting("back", c, a))
             return [self._truth(Collect())]
         yield from self._gesture(place, center, sweep)
         yield from self._still(self.pace.pause)
@@ -521,7 +533,8 @@ class SimulatedTable:
         if spec.hand is not None:
             place, reach, target = spec.hand
             hand = (place, target) if reach > 0.55 else None
-        for name in (*(f"play{p}" for p in self.places), "briscola"):
+        spots = ("briscola",) if self.layout.has_stock else ()
+        for name in (*(f"play{p}" for p in self.places), *spots):
             card = self._cards.get(name)
             zone = self.layout.zones[name]
             hidden = hand is not None and (
