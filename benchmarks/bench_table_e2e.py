@@ -19,7 +19,11 @@ indicators on gpiozero's MockFactory. Printed per configuration and in total:
 
     python benchmarks/bench_table_e2e.py [--hands 50] [--oracle] [--quick]
     python benchmarks/bench_table_e2e.py --deck ../shared/decks/toscane --hands 6
-    python benchmarks/bench_table_e2e.py --deck all --hands 6 --players 2 3 4
+    python benchmarks/bench_table_e2e.py --deck all --hands 6 --players 2 3 4 5 6
+
+The procedural configurations cover 2 to 6 players: 5 is Briscola chiamata (8 cards
+each, no stock; the auction's result is entered on the phone, as is each new hand),
+6 plays in teams of three with the 36-card deck; both on the A2 mat.
 
 ``--deck DIR`` (repeatable; ``all`` = every deck under ``../shared/decks``) draws the
 table with that deck's scans and enrolls the recognizer from the same scans; for each
@@ -45,7 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 SHARED_DECKS = Path(__file__).resolve().parents[1].parent / "shared" / "decks"
 PROCEDURAL = [(2, (), ()), (2, ("swap7",), ("out_of_turn", "cover")), (3, (), ()),
-              (4, (), ("wrong_zone", "taken_back")), (4, ("swap7",), ())]
+              (4, (), ("wrong_zone", "taken_back")), (4, ("swap7",), ()),
+              (5, (), ("out_of_turn", "cover")), (6, (), ("taken_back", "cover"))]
 SETTLE = 3  # frames a reading must last to count (the tracker's appear_frames)
 
 
@@ -230,6 +235,11 @@ def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, o
     frames = 0
     hand_no = 0
     for spec, img in (((s, None) for s in sim.script()) if oracle else sim.frames()):
+        for event in spec.spoken:  # chiamata: NEW HAND and the auction, on the phone
+            if event["type"] == "hand":
+                controller.execute("new_hand", {})
+            else:
+                controller.execute("call", {k: event[k] for k in ("seat", "card", "points")})
         for te in spec.truth:
             if te.event["type"] == "hand":
                 hand_no += 1 if spec.index > 0 else 0
@@ -403,7 +413,8 @@ def main() -> int:
     ap.add_argument("--deck", action="append", default=[], metavar="DIR",
                     help="a deck folder (40 faces by code + back); 'all' = ../shared/decks/*")
     ap.add_argument("--players", type=int, nargs="+", default=[2],
-                    help="with --deck: player counts to play (plain Briscola)")
+                    help="with --deck: player counts to play, 2-6 (plain Briscola; 5 is "
+                         "chiamata)")
     ap.add_argument("--seed", type=int, default=100)
     ap.add_argument("--no-answer", action="store_true",
                     help="nobody answers a held card (by default a player picks the true "

@@ -21,7 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Plays a whole match with bot players on a simulated table: rendered "
                     "frame by frame, seen by the real vision pipeline, refereed, shown on "
                     "mock LEDs, the firmware emulator's display and the dashboard.")
-    d.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    d.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 5, 6),
+                   help="2-6 (default 2); 5 is Briscola chiamata, 6 teams of three; both "
+                        "on the A2 mat")
     d.add_argument("--variant", action="append", default=[], dest="variants",
                    choices=("swap7", "swap2"))
     d.add_argument("--match", type=int, default=3, choices=(1, 3, 5),
@@ -126,19 +128,29 @@ class TerminalReport:
         self.out.flush()
 
     def __call__(self, d: Decision) -> None:
+        from firmware_bridge.screen import player_labels  # P1 is seat 0, as on the table
+
         ref = self.controller.referee
         hand = ref.hand
         if d.violation is not None:
-            self._print(f"  ! {d.violation.kind}: {d.violation.message}")
+            self._print(f"  ! {d.violation.kind}: {player_labels(d.violation.message)}")
         elif d.new_hand:
             self._print(f"Hand {len(ref.hands)}: {self.name(hand.dealer)} deals")
         elif d.event is not None and d.event.type == "trump":
             self._print(f"  briscola {d.event.card} ({d.event.card.name('en')})")
+        elif d.event is not None and d.event.type == "call":
+            self._print(f"  {self.name(d.event.seat)} calls {d.event.card} "
+                        f"({d.event.card.name('en')}) for {d.event.points} points: its holder "
+                        "is the secret partner")
         elif d.event is not None and d.event.type == "swap":
             self._print(f"  {self.name(d.event.seat)} swaps for the face-up card: "
                         f"{d.event.card} now lies under the stock")
         elif d.undone is not None:
             self._print(f"  undone: {d.undone}")
+        if d.note is not None:
+            self._print(f"  note: {player_labels(d.note.message)}")
+        if d.partner is not None:
+            self._print(f"  the called card is down: {self.name(d.partner)} is the partner")
         if d.trick is not None:
             plays = ", ".join(f"{self.name(p.seat)} {p.card}" for p in d.trick.plays)
             self._print(f"  trick {len(hand.tricks):2d}: {plays}  -> {self.name(d.trick_winner)}")
@@ -214,10 +226,14 @@ def demo(args: argparse.Namespace) -> int:
     from vision.simtable import SimOptions, SimulatedTable
 
     names = [n.strip() for n in args.names.split(",")] if args.names else \
-        ["Ada", "Bruno", "Carla", "Dario"][:args.players]
+        ["Ada", "Bruno", "Carla", "Dario", "Elena", "Fabio"][:args.players]
     if len(names) != args.players:
         print(f"briscola-table demo: --names gives {len(names)} names for {args.players} "
               "players", file=sys.stderr)
+        return 2
+    if args.players == 5 and args.variants:
+        print("briscola-table demo: Briscola chiamata (5 players) has no face-up card to "
+              "swap: no --variant", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     config = Config(table=TableConfig(players=args.players, names=tuple(names),
@@ -297,6 +313,16 @@ def _answering(rendered, sim: Any, controller: Any, report: Any, names: list[str
             report._print(f"  ? {who} was not recognised: named on the phone as "
                           f"{truth.content}")
             controller.command("pick", {"zone": zone, "card": truth.content})
+        for event in spec.spoken:
+            # What the camera cannot see is entered on the phone: with no stock the next
+            # hand (NEW HAND), and chiamata's spoken auction (caller, called card, bid).
+            if event["type"] == "hand":
+                controller.command("new_hand")
+            elif event["type"] == "call":
+                report._print(f"  the auction, entered on the phone: "
+                              f"{names[event['seat']]} calls {event['card']} for "
+                              f"{event['points']}")
+                controller.command("call", {k: event[k] for k in ("seat", "card", "points")})
         yield spec.t, img
 
 

@@ -269,7 +269,8 @@ class Controller:
                 reply(result)
 
     def execute(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """``undo``, ``new_hand`` (optional ``dealer``), ``event`` (a JSON event),
+        """``undo``, ``new_hand`` (optional ``dealer``), ``call`` (``seat``, ``card``,
+        optional ``points``: chiamata's auction result), ``event`` (a JSON event),
         ``confirm`` (clears the shown violation), ``correct`` (``seat``, ``card``,
         optional ``was``: the card in that seat's zone is ``card``), ``pick`` (``seat``,
         or ``zone`` "briscola", and ``card``: names a card the tracker holds)."""
@@ -286,6 +287,10 @@ class Controller:
             event = {"type": "hand"}
             if args.get("dealer") is not None:
                 event["dealer"] = args["dealer"]
+        elif name == "call":  # chiamata: the spoken auction's result, from a phone or buttons
+            event = {"type": "call", "seat": args.get("seat"), "card": args.get("card")}
+            if args.get("points") is not None:
+                event["points"] = args["points"]
         elif name == "event":
             event = args.get("event")
             if not isinstance(event, dict):

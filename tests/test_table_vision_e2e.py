@@ -23,6 +23,8 @@ def recognizer():
 @pytest.mark.parametrize("players,variants,faults,seed", [
     (2, ("swap7",), ("out_of_turn",), 21),
     (3, (), ("cover",), 22),
+    (5, (), ("out_of_turn", "cover"), 23),  # chiamata, on the A2 mat
+    (6, (), ("out_of_turn",), 24),  # teams of three, the 36-card deck
 ])
 def test_hand_through_vision_equals_ground_truth(recognizer, players, variants, faults, seed):
     sim = SimulatedTable(players=players, variants=variants, seed=seed, pace="fast", hands=1,
@@ -35,6 +37,8 @@ def test_hand_through_vision_equals_ground_truth(recognizer, players, variants, 
     controller.submit({"type": "hand", "players": players, "dealer": 0,
                        "variants": list(variants)})
     for spec, img in sim.frames():
+        for event in spec.spoken:  # chiamata: the auction's result, entered on the phone
+            assert controller.submit(event).accepted
         controller.on_frame(img, spec.t)
     (hand,) = referee.hands
     (truth,) = sim.hands
@@ -42,6 +46,8 @@ def test_hand_through_vision_equals_ground_truth(recognizer, players, variants, 
     assert [[str(p.card) for p in t.plays] for t in hand.tricks] == \
         [[str(c) for c in cards] for cards in _truth_tricks(truth)]
     assert hand.points == truth.points and hand.is_over()
+    assert (hand.caller, hand.called, hand.partner) == (truth.caller, truth.called,
+                                                        truth.partner)
     # A card knocked into another seat's zone is one the rules rule out there: the
     # tracker never reports it (no duplicate_card reaches the referee).
     expected = [f.expect for f in sim.faults_staged

@@ -15,7 +15,13 @@ import time
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("mat", help="write the printable play mat (PDF or PNG)")
     p.add_argument("--out", required=True, help="output file: .pdf, .png or .jpg")
-    p.add_argument("--size", default="A3", help="paper size: A3 (default) or A2")
+    p.add_argument("--size", default=None,
+                   help="paper size: A3 or A2 (default A3; A2, the only one, for 5 and 6)")
+    p.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N",
+                   help="the mat for N players, 2-6 (default 4): its play zones, piles and "
+                        "labels P1..PN")
+    p.add_argument("--direction", default="ccw", choices=("ccw", "cw"),
+                   help="play direction, for the labels (default ccw)")
     p.add_argument("--dpi", type=float, default=200.0, help="resolution (default 200)")
     p.set_defaults(handler=cmd_mat)
 
@@ -57,11 +63,13 @@ def _fail(msg: str) -> int:
 def cmd_mat(args: argparse.Namespace) -> int:
     from vision.mat import MatError, write_mat
 
+    size = args.size or ("A2" if args.players >= 5 else "A3")
     try:
-        path = write_mat(args.out, args.size, px_per_mm=args.dpi / 25.4)
+        path = write_mat(args.out, size, px_per_mm=args.dpi / 25.4, players=args.players,
+                         direction=args.direction)
     except (MatError, OSError) as exc:
         return _fail(str(exc))
-    print(f"wrote {path} ({args.size.upper()})")
+    print(f"wrote {path} ({size.upper()}, {args.players} players)")
     return 0
 
 

@@ -220,9 +220,12 @@ def _long_table(w: float, h: float, players: int
         5: Zone("play5", (cx - ex, cy), (zw, zh), 270),
     }
     zones = {every[p].name: every[p] for p in range(players)}
-    places = {0: Place("bottom", (0.0, cx)), 1: Place("bottom", (cx, w)),
-              2: Place("right", (0.0, h)), 3: Place("top", (cx, w)),
-              4: Place("top", (0.0, cx)), 5: Place("left", (0.0, h))}
+    # A player sits in front of their stretch of edge; the corners, with the markers,
+    # are nobody's (an arm from there would hide a marker).
+    c = 8.0 + round(0.11 * h) + 8.0 + 40.0  # edge, marker, white margin, half an arm
+    places = {0: Place("bottom", (c, cx)), 1: Place("bottom", (cx, w - c)),
+              2: Place("right", (c, h - c)), 3: Place("top", (cx, w - c)),
+              4: Place("top", (c, cx)), 5: Place("left", (c, h - c))}
     places = {p: places[p] for p in range(players)}
     pw, ph = CARD_H_MM + 10, CARD_W_MM + 14  # a pile, lying crosswise
     # Corners: right of the top-right zone and left of the top-left one, past the
