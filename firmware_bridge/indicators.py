@@ -264,7 +264,9 @@ class Indicators:
             if accepted and getattr(hand, "trump", None) is not None:
                 # the face-up card changes with a swap: show the hand's own
                 briscola = getattr(hand, "briscola", None)
-                self.trump(briscola if briscola is not None else hand.trump)
+                # chiamata: the called card, which sets trump, is shown to everyone
+                shown = briscola if briscola is not None else getattr(hand, "called", None)
+                self.trump(shown if shown is not None else hand.trump)
             if accepted and hand is not None and (
                     getattr(decision, "undone", None) is not None
                     or getattr(decision, "replaced", None) is not None):  # a correction
@@ -295,7 +297,7 @@ class Indicators:
         the hand has them."""
         tricks = getattr(hand, "tricks", ())
         trump = getattr(hand, "trump", None)
-        briscola = getattr(hand, "briscola", None)
+        briscola = getattr(hand, "briscola", None) or getattr(hand, "called", None)
         self._update(
             players=hand.players, dealer=hand.dealer,
             trick_seat=tricks[-1].winner if tricks else None,

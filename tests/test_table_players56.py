@@ -250,3 +250,29 @@ def test_demo_with_five_or_six_players_agrees_with_the_truth(capsys, players):
     assert last in out and "The match goes to" in out
     if players == 5:
         assert "the auction, entered on the phone" in out and "calls" in out
+
+
+def test_the_display_shows_chiamata_s_called_card_to_everyone():
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from firmware_bridge.config import IndicatorsConfig
+    from firmware_bridge.indicators import Indicators
+    from firmware_bridge.screen import trump_label
+    from table_controller.controller import IndicatorsOutput
+
+    indicators = Indicators.from_config(
+        IndicatorsConfig(seat_leds=tuple(range(17, 22)), pin_factory="mock"),
+        pin_factory=MockFactory(pin_class=MockPWMPin))
+    try:
+        controller = Controller(Referee(players=5), outputs=[IndicatorsOutput(indicators)])
+        controller.execute("new_hand", {"dealer": 4})
+        assert controller.execute("call", {"seat": 1, "card": "9c", "points": 75})["accepted"]
+        state = indicators.state
+        assert (state.trump_suit, state.trump_rank) == ("c", 9)
+        controller.submit({"type": "play", "seat": 0, "card": "1d"})
+        controller.submit({"type": "undo"})
+        assert (indicators.state.trump_suit, indicators.state.trump_rank) == ("c", 9)
+        assert trump_label(indicators.state).startswith("Trump: ") and \
+            trump_label(indicators.state) != trump_label(state.replace(trump_rank=0))
+    finally:
+        indicators.close()
