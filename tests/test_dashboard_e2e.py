@@ -113,6 +113,15 @@ def test_phone_follows_a_hand_live_and_reveals_the_score_only_at_the_end(server,
             assert page.is_visible("#violation")
             assert page.inner_text("#violation-message") == \
                 f"{names[1 - turn]} played out of turn: it is {names[turn]}'s turn"
+        if i == 20:  # a captured card seen again: the phone is not told which one
+            hand = session.referee.hand
+            taken = str(hand.tricks[0].plays[0].card)
+            decision = session.feed({"type": "play", "seat": hand.turn, "card": taken})
+            assert decision.violation.kind.value == "duplicate_card"
+            wait_seq(page, hub.last.n)
+            assert page.is_visible("#violation")
+            assert page.inner_text("#violation-message") == "That card was already played"
+            assert page.locator("#violation-what img").count() == 0
         if i % 4 and i != last_play - 1:
             continue  # several events between looks: the page must catch up
         wait_seq(page, hub.last.n)
