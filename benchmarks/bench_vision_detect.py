@@ -78,7 +78,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=91)
     ap.add_argument("--size", default="1280x720", help="WxH of the scenes")
     ap.add_argument("--detector", choices=("merged", "masks", "net"), default="merged")
+    ap.add_argument("--net-side", type=int, help="the network's input long side (default: "
+                    "the model's own)")
     args = ap.parse_args()
+    if args.net_side:
+        learned_detectors()[0].long_side = args.net_side
     cv2.setNumThreads(1)
     w, h = map(int, args.size.split("x"))
     rng = np.random.default_rng(args.seed)

@@ -94,7 +94,8 @@ class CardNet:
 
         meta_path = Path(model_path).with_suffix(".json")
         self.meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
-        self.long_side = int(self.meta.get("long_side", 384))
+        # The side the picture is scaled to: may exceed the training side (small cards).
+        self.long_side = int(self.meta.get("run_side", self.meta.get("long_side", 384)))
         self._interp = make_interpreter(model_path, threads)
         self._in = self._interp.get_input_details()[0]["index"]
         self._out = self._interp.get_output_details()[0]["index"]
@@ -128,8 +129,14 @@ class CardNet:
     def find_at(self, image: np.ndarray, thresholds: list[float]) -> list[list[NetCard]]:
         """:meth:`find` at several thresholds, the network run once."""
         maps, scale = self.maps(image)
-        return [decode(maps, scale, t, int(self.meta.get("stride", 4)),
-                       float(self.meta.get("axis_scale", 16.0))) for t in thresholds]
+        h, w = image.shape[:2]
+        out = []
+        for t in thresholds:
+            found = decode(maps, scale, t, int(self.meta.get("stride", 4)),
+                           float(self.meta.get("axis_scale", 16.0)))
+            # Not in the padding the network's input needs below and right of the picture.
+            out.append([c for c in found if c.corners.mean(0)[0] < w and c.corners.mean(0)[1] < h])
+        return out
 
 
 CORNERS_PATH = Path(__file__).with_name("models") / "card_corners.tflite"

@@ -438,7 +438,7 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     # fold, a sheet of paper (the masks' false reports on patterned cloth).
     exact = [e for e in exact if any(cv2.pointPolygonTest(
         e.corners.reshape(-1, 1, 2), tuple(float(v) for v in c.corners.mean(0)), False) > 0
-        for c in weak) or (e.fill >= CLEAN_FILL and edge_support(image, e.corners) >= CLEAN_EDGE)]
+        for c in weak) or _clean(image, e)]
     corners = [c.corners for c in found]
     if refiner is not None:
         corners = refiner.refine(image, corners)
@@ -451,27 +451,33 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     for e in exact:
         k = max(range(len(learned)), key=lambda i: quad_iou(e.corners, learned[i].corners),
                 default=None)
-        if k is None or k in taken or learned[k].visible < 0.85:
-            continue
-        iou = quad_iou(e.corners, learned[k].corners)
-        if iou <= 0.3:
-            continue
-        # Far apart: the blob took in a shadow or cloth, or lost a pale part of the card,
-        # where the network sees the card whole. Close: the one that lies on the edge.
-        mine = edge_support(image, e.corners) if iou >= SAME_CARD_IOU else 0.0
-        if iou < SAME_CARD_IOU or (
-                mine < 0.8 and edge_support(image, learned[k].corners) > mine + 0.15):
-            e.corners, e.area = learned[k].corners, learned[k].area
+        if k is None or k in taken or _clean(image, e):
+            continue  # (an outline that steps to the table all round is the card's own)
+        twin = learned[k]
+        iou = quad_iou(e.corners, twin.corners)
+        if iou >= SAME_CARD_IOU:  # one card: the outline that lies on its edge
+            mine = edge_support(image, e.corners)
+            better = mine < 0.8 and edge_support(image, twin.corners) > mine + 0.15
+        else:  # the blob took in a shadow or cloth, or lost a pale part of the card
+            better = iou > 0.3 and twin.visible >= 0.85  # and the network sees it whole
+        if better:
+            e.corners, e.area = twin.corners, twin.area
             taken.add(k)  # one outline for one card
-    # A blob inside a card is part of it; a blob over two cards is both merged.
+    # A blob inside a card is part of it; a blob over two cards is both merged, unless
+    # it is a clean card outline (then the two are panels of one figure, seen as cards).
     exact = [e for e in exact if not any(
         quad_inside(e.corners, n.corners) > 0.7 and e.area < 0.6 * n.area
         and quad_iou(e.corners, n.corners) < 0.5 for n in learned)
-        and not _spans_two(e, learned)]
+        and not (_spans_two(e, learned) and not _clean(image, e))]
     extra = [n for n in learned if all(
         quad_iou(n.corners, e.corners) < 0.3 and quad_inside(n.corners, e.corners) < 0.5
         and quad_inside(e.corners, n.corners) < 0.7 for e in exact)]
     return exact + extra
+
+
+def _clean(image: np.ndarray, q: Quad) -> bool:
+    """A mask blob that fills its outline and steps to the table on every side."""
+    return q.fill >= CLEAN_FILL and edge_support(image, q.corners) >= CLEAN_EDGE
 
 
 def _spans_two(blob: Quad, cards: list[Quad]) -> bool:

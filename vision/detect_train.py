@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         export(model, tf, out)  # after every epoch: a session may end at any time
         model.save_weights(str(out.with_suffix(".weights.h5")))
-        meta = {"stride": STRIDE, "axis_scale": AXIS_SCALE, "long_side": 384,
+        meta = {"stride": STRIDE, "axis_scale": AXIS_SCALE, "long_side": 384, "run_side": 480,
                 "min_visible": MIN_VISIBLE, "scenes": len(x), "epochs_done": epoch + 1,
                 "seed": args.seed, "lr": args.lr,
                 "resumed_from": str(args.resume) if args.resume else None,
