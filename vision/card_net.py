@@ -95,16 +95,18 @@ class CardNet:
         meta_path = Path(model_path).with_suffix(".json")
         self.meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
         # The side the picture is scaled to: may exceed the training side (small cards).
-        self.long_side = int(self.meta.get("run_side", self.meta.get("long_side", 384)))
+        self.train_side = int(self.meta.get("long_side", 384))
+        self.long_side = int(self.meta.get("run_side", self.train_side))
         self._interp = make_interpreter(model_path, threads)
         self._in = self._interp.get_input_details()[0]["index"]
         self._out = self._interp.get_output_details()[0]["index"]
         self._shape: tuple[int, int] | None = None
 
-    def maps(self, image: np.ndarray) -> tuple[np.ndarray, float]:
-        """The network's maps for a BGR picture and the picture's px per input px."""
+    def maps(self, image: np.ndarray, side: int | None = None) -> tuple[np.ndarray, float]:
+        """The network's maps for a BGR picture (scaled to ``side`` px on its long side,
+        default :attr:`long_side`) and the picture's px per input px."""
         h, w = image.shape[:2]
-        s = self.long_side / max(h, w)
+        s = (side or self.long_side) / max(h, w)
         nw, nh = max(32, round(w * s)), max(32, round(h * s))
         small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
         ph, pw = -(-nh // 32) * 32, -(-nw // 32) * 32  # the net halves its input 5 times
@@ -122,13 +124,16 @@ class CardNet:
         """The model's report threshold, chosen on generated scenes of unseen styles."""
         return float(self.meta.get("threshold", 0.4))
 
-    def find(self, image: np.ndarray, threshold: float | None = None) -> list[NetCard]:
+    def find(self, image: np.ndarray, threshold: float | None = None,
+             side: int | None = None) -> list[NetCard]:
         """Cards whose centre heat reaches ``threshold`` (default: the model's own)."""
-        return self.find_at(image, [self.threshold if threshold is None else threshold])[0]
+        return self.find_at(image, [self.threshold if threshold is None else threshold],
+                            side)[0]
 
-    def find_at(self, image: np.ndarray, thresholds: list[float]) -> list[list[NetCard]]:
+    def find_at(self, image: np.ndarray, thresholds: list[float], side: int | None = None,
+                ) -> list[list[NetCard]]:
         """:meth:`find` at several thresholds, the network run once."""
-        maps, scale = self.maps(image)
+        maps, scale = self.maps(image, side)
         h, w = image.shape[:2]
         out = []
         for t in thresholds:
