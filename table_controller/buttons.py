@@ -14,6 +14,13 @@ With only CONFIRM, UNDO and NEW_HAND, naming must be hard to do by accident:
   The cards offered do not depend on what has been played (a list filtered by the
   rules would tell which cards are gone); one that cannot be there is refused with
   the one line the phone gives, and nothing is sent to the referee.
+- **Briscola chiamata's auction** is spoken; its result is entered before the first
+  card: while a chiamata hand has no call the display asks, step by step, the caller
+  (``Caller: P2?``), the called card's rank and suit (``Calls: 3 coins?``) and the
+  bid (``Bid: 61?``). UNDO steps to the next choice, a long CONFIRM takes it and
+  goes on, a long UNDO goes back a step; the long CONFIRM on the bid sends the call
+  (refereed, stored, shown like the phone's). The choices never depend on the
+  cards dealt: the partner stays secret.
 
 A long press is a press held for 2 s on the Pi's buttons, a double press on the
 board's (``firmware_bridge.buttons``). Every naming goes through the controller, as
@@ -32,6 +39,12 @@ from table_controller.cards import Card
 
 ALTERNATIVES = 4  # cards offered for a misread one
 IDLE_S = 30.0  # a correction left this long without a press is abandoned
+# Chiamata's auction on the buttons: ranks from the strongest, as players call them.
+AUCTION_RANKS = (1, 3, 10, 9, 8, 7, 6, 5, 4, 2)
+AUCTION_SUITS = ("d", "c", "s", "b")
+SUIT_NAMES = {"d": "coins", "c": "cups", "s": "swords", "b": "clubs"}
+BIDS = (61, *range(65, 121, 5))  # 61 is the least a caller may bid
+AUCTION_STEPS = ("caller", "rank", "suit", "bid")
 
 
 def lookalikes(code: str, n: int = ALTERNATIVES) -> tuple[str, ...]:
@@ -67,6 +80,8 @@ class ButtonNaming:
         self.fixing: dict[str, Any] | None = None  # seat, was, options, index
         self._last_press = 0.0
         self.notice: str | None = None  # one line after a refusal, until the next press
+        self.auction: dict[str, Any] | None = None  # step, caller, rank, suit, bid indices
+        self._auction_hand: tuple | None = None  # the hand the auction is for
 
     # -- what the display shows -----------------------------------------------------
 
@@ -78,11 +93,44 @@ class ButtonNaming:
         """The hold the buttons answer: the first one with likely cards."""
         return next((h for h in holds if h.likely), None)
 
+    def _auction_open(self) -> Any | None:
+        """The chiamata hand waiting for its auction's result, or None."""
+        referee = self.controller.referee
+        hand = referee.hand if referee is not None else None
+        if hand is None or not hand.rules.chiamata or hand.called is not None \
+                or hand.is_over():
+            self.auction = self._auction_hand = None
+            return None
+        key = (id(referee), len(referee.hands))
+        if self._auction_hand != key:  # a new hand: start from the seat to lead
+            self._auction_hand = key
+            self.auction = {"step": 0, "caller": hand.turn, "rank": 0, "suit": 0, "bid": 0}
+        return hand
+
+    def _auction_lines(self, hand: Any) -> list[str]:
+        a = self.auction
+        assert a is not None
+        step = AUCTION_STEPS[a["step"]]
+        rank = AUCTION_RANKS[a["rank"]]
+        if step == "caller":
+            ask = f"Caller: {_who(a['caller'])}?"
+        elif step == "rank":
+            ask = f"{_who(a['caller'])} calls: {rank} ..?"
+        elif step == "suit":
+            ask = f"Calls: {rank} {SUIT_NAMES[AUCTION_SUITS[a['suit']]]}?"
+        else:
+            ask = f"Bid: {BIDS[a['bid']]}?"
+        hint = self.long_hint.replace("name it", "send" if step == "bid" else "set")
+        return [ask, "UNDO: next", hint, "hold UNDO: back" if a["step"] else "Auction"]
+
     def lines(self, holds: list[Any] | None = None) -> tuple[str, ...]:
         holds = self._holds() if holds is None else holds
         if self.fixing is not None and self.clock() - self._last_press > self.idle_s:
             self.fixing = None
         out: list[str] = [self.notice] if self.notice else []
+        hand = self._auction_open()
+        if self.fixing is None and hand is not None and not holds:
+            return tuple((out + self._auction_lines(hand))[:4])
         if self.fixing is not None:
             f = self.fixing
             out += [f"Fix {_who(f['seat'])}: {f['was']}->{f['options'][f['index']]}?",
@@ -113,7 +161,10 @@ class ButtonNaming:
         if decision is not None and decision.accepted and self.fixing is not None:
             self.fixing = None
             return True
-        return False
+        # A chiamata hand begins (the auction is asked) or its call was made (it ends).
+        was = self._auction_hand
+        self._auction_open()
+        return self._auction_hand != was
 
     # -- the buttons ----------------------------------------------------------------
 
@@ -133,7 +184,11 @@ class ButtonNaming:
         try:
             if self.fixing is not None:
                 return self._fixing(name)
-            hold = self._asking(self._holds())
+            holds = self._holds()
+            hand = self._auction_open()
+            if hand is not None and not holds and name != "new_hand":
+                return self._bidding(hand, name)
+            hold = self._asking(holds)
             if hold is not None and name in ("undo", "confirm", "confirm_long"):
                 return self._answer(hold, name)
             if name == "undo_long":
@@ -160,6 +215,30 @@ class ButtonNaming:
         result = self.controller.execute("pick", args)
         if not result.get("accepted"):
             self.notice = f"{_who(hold.seat)}: {card} refused"
+        return result
+
+    def _bidding(self, hand: Any, name: str) -> dict[str, Any]:
+        a = self.auction
+        assert a is not None
+        step = AUCTION_STEPS[a["step"]]
+        if name == "undo":
+            sizes = {"caller": hand.players, "rank": len(AUCTION_RANKS),
+                     "suit": len(AUCTION_SUITS), "bid": len(BIDS)}
+            a[step] = (a[step] + 1) % sizes[step]
+            return {"accepted": True, "message": "next"}
+        if name == "undo_long":
+            a["step"] = max(0, a["step"] - 1)
+            return {"accepted": True, "message": "back"}
+        if name == "confirm":
+            return {"accepted": False, "message": "hold CONFIRM to take it"}
+        if a["step"] < len(AUCTION_STEPS) - 1:
+            a["step"] += 1
+            return {"accepted": True, "message": f"{step} set"}
+        card = f"{AUCTION_RANKS[a['rank']]}{AUCTION_SUITS[a['suit']]}"
+        result = self.controller.execute("call", {"seat": a["caller"], "card": card,
+                                                  "points": BIDS[a["bid"]]})
+        if not result.get("accepted"):
+            self.notice = "Call refused"
         return result
 
     def _open_fix(self) -> dict[str, Any]:

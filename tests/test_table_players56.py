@@ -276,3 +276,53 @@ def test_the_display_shows_chiamata_s_called_card_to_everyone():
             trump_label(indicators.state) != trump_label(state.replace(trump_rank=0))
     finally:
         indicators.close()
+
+
+def test_the_auction_is_entered_with_the_buttons_step_by_step():
+    from table_controller.buttons import ButtonNaming
+
+    shown: list[tuple[str, ...]] = []
+    controller = Controller(Referee(players=5))
+    naming = ButtonNaming(controller, lambda *lines: shown.append(lines), lambda holds: ())
+    assert naming.lines() == ()  # no hand yet: nothing to ask
+    assert controller.execute("new_hand", {"dealer": 4})["accepted"]
+    assert naming.on_decision(None)  # the auction opens: redraw
+    assert naming.lines()[0] == "Caller: P1?"  # the seat after the dealer opens
+    naming.press("undo")
+    assert shown[-1][0] == "Caller: P2?"
+    assert not naming.press("confirm")["accepted"]  # a short press takes nothing
+    naming.press("confirm_long")
+    assert shown[-1][0] == "P2 calls: 1 ..?"
+    naming.press("undo")
+    naming.press("confirm_long")
+    assert shown[-1][0] == "Calls: 3 coins?"
+    naming.press("undo")
+    naming.press("confirm_long")
+    assert shown[-1][0] == "Bid: 61?"
+    naming.press("undo")
+    naming.press("undo")
+    assert shown[-1][0] == "Bid: 70?"
+    naming.press("undo_long")  # back to the suit, the choices kept
+    assert shown[-1][0] == "Calls: 3 cups?"
+    naming.press("confirm_long")
+    assert controller.referee.hand.called is None  # nothing sent before the last step
+    r = naming.press("confirm_long")
+    assert r["accepted"], r
+    hand = controller.referee.hand
+    assert (hand.caller, str(hand.called), hand.bid) == (1, "3c", 70)
+    assert naming.lines() == () and not naming.on_decision(None)
+    # The next chiamata hand asks again, from its own first seat.
+    for event in [{"type": "play", "seat": s, "card": c} for s, c in
+                  enumerate(["1d", "2d", "4d", "5d", "6d"])]:
+        assert controller.submit(event).accepted
+    assert controller.execute("new_hand", {})["accepted"]  # the hand is abandoned
+    assert naming.lines()[0] == "Caller: P1?"
+
+
+def test_the_buttons_ask_no_auction_outside_chiamata():
+    from table_controller.buttons import ButtonNaming
+
+    controller = Controller(Referee(players=4))
+    naming = ButtonNaming(controller, lambda *lines: None, lambda holds: ())
+    controller.execute("new_hand", {})
+    assert naming.lines() == () and naming.auction is None
