@@ -638,7 +638,8 @@ class Store:
                                                     json.dumps(rules), now))
             rewrite = rewrite_last and idx == len(referee.hands) - 1
             if over and (row is None or row["result"] is None or rewrite):
-                result = hand_report(hand, by_hand.get(idx, []))
+                result = hand_report(hand, by_hand.get(idx, []),
+                                     [n for n in referee.notes if n.hand == idx])
                 conn.execute("UPDATE hands SET result=?, finished=? WHERE match_id=? AND idx=?",
                              (json.dumps(result), now, match_id, idx))
             elif not over and row is not None and row["result"] is not None:  # undone

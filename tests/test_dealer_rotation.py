@@ -168,3 +168,25 @@ def test_cli_json_and_text_carry_the_note(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"note line {len(lines) + 1}: dealer_out_of_rotation: seat 1 deals" in out
     assert text_report(match_report(Referee())) == "Match: hands won 0-0"
+
+
+def test_the_stored_hand_keeps_its_note(tmp_path):
+    from table_controller.controller import Controller
+    from table_controller.store import Store
+
+    store = Store(tmp_path / "t.sqlite3")
+    info = store.new_match(players=2, first_dealer=1)
+    controller = Controller(info.referee(), store=store, match_id=info.id)
+    for sim in (play_hand(HandRules(2), 1, random.Random(9)),
+                play_hand(HandRules(2), 1, random.Random(10))):  # 1 deals again
+        for event in sim.events:
+            assert controller.submit(event.to_json()).accepted
+    first, second = store.hands(info.id)
+    assert first.result["notes"] == []
+    (note,) = second.result["notes"]
+    assert (note["kind"], note["seat"], note["expected"]) == ("dealer_out_of_rotation", 1, 0)
+    assert second.dealer == 1
+    # Replayed from the store, the hand and its note come back the same.
+    again = store.replay(info.id)
+    assert [h.dealer for h in again.hands] == [1, 1] and len(again.notes) == 1
+    store.close()
