@@ -63,15 +63,22 @@ def card_shape(image: np.ndarray, face: bool = True) -> tuple[np.ndarray, float]
             return card_patch_whole(image), whole
     quads = find_cards_classical(image, 0.02, 0.995)
     quad = max(quads, key=lambda q: q.area) if quads else None
-    if 1.4 <= whole <= 1.95 and _is_scan(image, quad):
-        if face and _paper(image) < 0.3:
-            raise NoCardFound("no card found")  # a table, a wall: no card stock in view
-        return card_patch_whole(image), whole
     # In a photo the card lies whole in view: a quad against the picture's edge is the
     # picture itself or a card cut off, not the card to enroll.
     m = 0.01 * min(h, w)
-    whole_in_view = [q for q in quads if q.corners[:, 0].min() > m and q.corners[:, 1].min() > m
-                     and q.corners[:, 0].max() < w - 1 - m and q.corners[:, 1].max() < h - 1 - m]
+    whole_in_view = [q for q in quads if _in_view(q.corners, w, h, m)]
+    if 1.4 <= whole <= 1.95:
+        # A 16:9 photo has a card's proportions. The learned detector settles it: in a
+        # photo it sees the card lying there; in a scan (809 tried, real and procedural
+        # decks) it never sees a card of this size, only pips.
+        seen = _net_photo_card(image, m) if face else []
+        if not seen and _is_scan(image, quad):
+            if face and _paper(image) < 0.3:
+                raise NoCardFound("no card found")  # a table, a wall: no card stock in view
+            return card_patch_whole(image), whole
+        if seen and not whole_in_view:
+            corners = _better_outline(image, [], m)
+            return warp_card(image, corners), _ratio(corners)
     if not whole_in_view:
         raise NoCardFound("no card found")
     quad = max(whole_in_view, key=lambda q: q.area)
@@ -79,34 +86,55 @@ def card_shape(image: np.ndarray, face: bool = True) -> tuple[np.ndarray, float]
     # the card's own, not the detector's rough ones (twice: a first pass may stop short).
     corners = refine_corners(image, refine_corners(image, quad.corners))
     if face and edge_support(image, corners) < SURE_EDGE:  # (a back's name is the embedding's)
-        corners = _better_outline(image, corners, whole_in_view, m)
+        corners = _better_outline(image, whole_in_view, m)
+    return warp_card(image, corners), _ratio(corners)
+
+
+def _ratio(corners: np.ndarray) -> float:
     sides = [float(np.linalg.norm(corners[i] - corners[(i + 1) % 4])) for i in range(4)]
-    ratio = (sides[1] + sides[3]) / (sides[0] + sides[2])  # seen at a slant: roughly
-    return warp_card(image, corners), ratio
+    return (sides[1] + sides[3]) / (sides[0] + sides[2])  # seen at a slant: roughly
+
+
+def _in_view(corners: np.ndarray, w: int, h: int, margin: float) -> bool:
+    return bool(corners[:, 0].min() > margin and corners[:, 1].min() > margin
+                and corners[:, 0].max() < w - 1 - margin and corners[:, 1].max() < h - 1 - margin)
 
 
 SURE_EDGE = 0.8  # a reference's outline must lie on the card's edge on every side
+PHOTO_CARD = (0.08, 0.6)  # of the picture: a card lying in a photo, not a pip in a scan
 
 
-def _better_outline(image: np.ndarray, corners: np.ndarray, quads: list, margin: float,
-                    ) -> np.ndarray:
-    """An outline of the photo's card that lies on its edge all round, in place of
-    ``corners`` (the colour masks' largest card, refined) which does not: a corner ran
-    into a shadow or a pale patch of the table. The other mask outlines and the learned
-    detector's are tried; when none holds, the file is refused (a reference a few pixels
+def _net_photo_card(image: np.ndarray, margin: float) -> list:
+    """The cards of a photo's size the learned detector sees wholly in view, at the
+    side it was trained at (one large card is what it saw most there)."""
+    from vision.detect import learned_detectors
+
+    net, _ = learned_detectors()
+    if net is None:
+        return []
+    h, w = image.shape[:2]
+    sides = (net.train_side,)
+    return [c for s in sides for c in net.find(image, side=s) if c.visible >= 0.9
+            and _in_view(c.corners, w, h, margin) and PHOTO_CARD[0] * h * w
+            <= abs(cv2.contourArea(c.corners.astype(np.float32))) <= PHOTO_CARD[1] * h * w]
+
+
+def _better_outline(image: np.ndarray, quads: list, margin: float) -> np.ndarray:
+    """An outline of the photo's card that lies on its edge all round, where the colour
+    masks' largest card does not (a corner ran into a shadow or a pale patch of the
+    table) or was not found. The mask outlines ``quads`` and the learned detector's are
+    tried; when none holds, the file is refused (a reference a few pixels
     off is worse than none: every later view of the card is compared with it)."""
     from vision.detect import learned_detectors
 
     tries = [refine_corners(image, refine_corners(image, q.corners)) for q in quads]
+    h, w = image.shape[:2]
     net, refiner = learned_detectors()
     if net is not None:
-        h, w = image.shape[:2]
         # At the side it was trained at too: one large card is what it saw most there.
         found = [c.corners for side in dict.fromkeys((net.long_side, net.train_side))
-                 for c in net.find(image, side=side) if c.visible >= 0.9
-                 and c.corners[:, 0].min() > margin and c.corners[:, 1].min() > margin
-                 and c.corners[:, 0].max() < w - 1 - margin
-                 and c.corners[:, 1].max() < h - 1 - margin]
+                 for c in net.find(image, side=side)
+                 if c.visible >= 0.9 and _in_view(c.corners, w, h, margin)]
         if found and refiner is not None:
             found = refiner.refine(image, found)
         tries += [refine_corners(image, refine_corners(image, c)) for c in found]
