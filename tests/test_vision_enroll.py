@@ -186,3 +186,22 @@ def test_an_enrollment_photo_whose_card_edge_is_unclear_is_refused(deck0, seed):
     img, _ = _photo(deck0, seed)
     with pytest.raises(NoCardFound, match="edge is not clear"):
         card_shape(img)
+
+
+@pytest.mark.parametrize("seed", [11, 14, 60])
+def test_a_16_9_photo_of_a_card_is_not_taken_for_a_scan(deck0, monkeypatch, seed):
+    """A 16:9 photo has a card's proportions: these were taken whole as the card's scan
+    (a photo of the table as the reference). The card lying in them is rectified."""
+    from vision.detect import find_cards_classical
+    from vision.enroll import _is_scan
+    from vision.scenes import card_photo
+
+    codes = sorted(deck0)
+    size = [(1280, 720), (720, 1280)][seed % 2]
+    img, truth = card_photo(deck0[codes[seed % 40]], np.random.default_rng((6, seed)), size)
+    quads = find_cards_classical(img, 0.02, 0.995)
+    assert _is_scan(img, max(quads, key=lambda q: q.area) if quads else None)  # reproduced
+    used = _outline_used(monkeypatch, img)
+    truth = np.asarray(truth, np.float32).reshape(4, 2)
+    assert min(float(np.linalg.norm(np.roll(used, r, 0) - truth, axis=1).max())
+               for r in range(4)) < 4
