@@ -9,6 +9,7 @@ Frames are ``uint8`` arrays of shape (64, 128) holding 0 or 1.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -59,15 +60,16 @@ _SEATS = re.compile(r"\b(?:seats|seat\(s\)) (\d+(?:(?:, | and | or )\d+)*)\b|\bs
                     re.IGNORECASE)
 
 
-def player_labels(text: str) -> str:
+def player_labels(text: str, label: Callable[[int], str] = seat_label) -> str:
     """A referee message as players read it on the table: every seat number it
     names becomes the seat's label. "seat 1 played 5s but it is seat 0's turn"
     -> "P2 played 5s but it is P1's turn"; "won by seat(s) 0, 2" -> "won by P1,
     P3"; "seats are 0..3" -> "seats are P1..P4". Only numbers written as seats
     change (not card ranks or counts), and "seat -1" stays as it is. The
-    referee's own messages keep numbering seats from 0: they are its contract."""
+    referee's own messages keep numbering seats from 0: they are its contract.
+    ``label`` names a seat (the terminal gives players' names)."""
     def one(n: str) -> str:
-        return seat_label(int(n))
+        return label(int(n))
 
     text = _SEAT_RANGE.sub(lambda m: f"{m[1]} {one(m[2])}..{one(m[3])}"
                            + (f", not {one(m[4])}" if m[4] else ""), text)

@@ -67,8 +67,11 @@ def _new_match(config: Config, store: Any, names: list[str]) -> tuple[Referee, i
 def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
                 vision: bool = True, layout: Any = None, emulator: bool = False,
                 display_png: str | Path | None = None, resume: bool = True,
-                pin_factory: Any = None, reset_store: bool = False) -> Table:
-    """Everything but the camera. ``layout`` is the mat (default: the config's size).
+                pin_factory: Any = None, reset_store: bool = False,
+                next_free_port: bool = False) -> Table:
+    """Everything but the camera. ``layout`` is the mat (default: the config's size);
+    ``next_free_port``: a dashboard port in use moves on to the next free one (said in
+    ``notes``) instead of leaving the dashboard out.
 
     A damaged store raises ``StoreDamaged`` before anything starts (with
     ``reset_store`` it is moved aside and a new one begins: see ``store.open_store``).
@@ -146,7 +149,7 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
     _add_match_commands(table, names)
     if dashboard:
         try:
-            _start_dashboard(table, names)
+            _start_dashboard(table, names, next_free_port)
         except Exception as exc:
             table.notes.append(f"dashboard not started: {exc}")
 
@@ -224,9 +227,7 @@ def _attach_vision(table: Table, layout: Any) -> None:
         tracker.prime()  # resumed: the cards on the table are already refereed
 
 
-def _start_dashboard(table: Table, names: list[str]) -> None:
-    from werkzeug.serving import make_server
-
+def _start_dashboard(table: Table, names: list[str], next_free_port: bool = False) -> None:
     from web_dashboard import create_app
     from web_dashboard.live import LiveTable
 
@@ -241,14 +242,39 @@ def _start_dashboard(table: Table, names: list[str]) -> None:
         hub.set_match(table.store.match(controller.match_id), controller.referee)
     controller.outputs.append(HubOutput(hub))
     host, port = config.dashboard.host, config.dashboard.port
-    server = make_server(host, port, app, threaded=True)
+    server = _listen(host, port, app, table.notes, tries=10 if next_free_port else 1)
     thread = threading.Thread(target=server.serve_forever, name="dashboard", daemon=True)
     thread.start()
     table.hub, table.server = hub, server
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    table.url = f"http://{shown}:{server.server_port}"
+    from web_dashboard.qr import phone_url
+
+    # The terminal's QR code, the page's and the display's all show this one address.
+    table.url = app.config.get("PUBLIC_URL") or phone_url(host, server.server_port)
+    app.config["PUBLIC_URL"] = table.url
     table._closers.append(server.shutdown)
     table._closers.append(hub.close)
+
+
+def _listen(host: str, port: int, app: Any, notes: list[str], tries: int = 1) -> Any:
+    """A werkzeug server on ``host:port``; when that port is taken and ``tries`` > 1, on
+    the next free one, said in ``notes``. Raises ``OSError`` with a plain message."""
+    import errno
+
+    from werkzeug.serving import make_server
+
+    for candidate in range(port, min(port + tries, 65536)):
+        try:
+            server = make_server(host, candidate, app, threaded=True)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                continue
+            raise OSError(f"cannot listen on {host}:{candidate}: {exc.strerror}") from None
+        if candidate != port:
+            notes.append(f"port {port} is in use: the dashboard is on port {candidate}")
+        return server
+    last = min(port + tries, 65536) - 1
+    raise OSError(f"port {port} is in use (another dashboard running?)" if tries == 1 else
+                  f"ports {port}-{last} are all in use")
 
 
 def paced(frames: Iterator[tuple[float, Any]], fps: float, realtime: bool,
@@ -266,30 +292,45 @@ def paced(frames: Iterator[tuple[float, Any]], fps: float, realtime: bool,
 
 
 def camera_frames(spec: int | str, fps: float = 30.0, stop: threading.Event | None = None,
-                  retry_s: float = 1.0) -> Iterator[tuple[float, Any]]:
+                  retry_s: float = 1.0, hint: str = "") -> Iterator[tuple[float, Any]]:
     """(t, image) pairs from a camera, video file, folder or stream (``vision.sources``).
 
-    A camera that goes away (unplugged, stream dropped) is reopened every ``retry_s``
-    until it comes back; a recording or folder that ends ends the stream. Raises
-    ``vision.sources.SourceError`` when ``spec`` names nothing usable.
+    A camera that gives no picture (not plugged in, unplugged, stream dropped) is said
+    once, with ``hint`` (what to do), then reopened quietly every ``retry_s`` until it
+    comes back, which is said too; a recording or folder that ends ends the stream.
+    Raises ``vision.sources.SourceError`` when ``spec`` names nothing usable.
     """
     from vision.sources import open_source
 
     source = open_source(spec, fps)
+    seen = False  # a picture came since the camera was (re)opened
+    waiting = False  # the terminal was told the camera gives no picture
     try:
         while stop is None or not stop.is_set():
             frame = source.read(timeout=1.0)
             if frame is not None:
+                if waiting:
+                    log.warning("camera %s: picture received, the table is watching", spec)
+                    waiting = False
+                seen = True
                 yield frame.t, frame.image
                 continue
             if source.state == "ended":
                 return
             if source.state == "lost":
-                log.warning("camera %s lost: reopening", spec)
-                time.sleep(retry_s)
+                if not waiting:
+                    what = "lost" if seen else "gives no picture (not found?)"
+                    log.warning("camera %s %s: waiting for it%s", spec, what,
+                                f"; {hint}" if hint else "")
+                    waiting = True
+                seen = False
+                if stop is not None and stop.wait(retry_s):
+                    return
+                if stop is None:
+                    time.sleep(retry_s)
                 try:
                     source.reopen()
-                except Exception as exc:  # still unplugged: try again later
-                    log.warning("camera %s not back yet: %s", spec, exc)
+                except Exception as exc:  # still unplugged: try again later, quietly
+                    log.debug("camera %s not back yet: %s", spec, exc)
     finally:
         source.close()

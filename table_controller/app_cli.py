@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import queue
 import signal
 import sys
@@ -12,7 +13,53 @@ import time
 from pathlib import Path
 from typing import Any
 
+from table_controller.cli import fail
+from table_controller.config import default_database
 from table_controller.referee import Decision
+
+FAULTS = {
+    "out_of_turn": "a player plays before their turn, then takes the card back: the "
+                   "referee refuses it (NOT YOUR TURN) and the hand goes on",
+    "wrong_zone": "a played card is knocked into the next player's zone, then put back: "
+                  "no new play, nothing refused",
+    "taken_back": "a player lays a card, takes it back, then plays it again: the first "
+                  "play is undone",
+    "cover": "a hand rests over a played card for a second: the table must not take the "
+             "hand for a card, nothing is reported",
+}
+
+
+STAGED = {  # the moment a fault is staged, as the terminal tells it
+    "out_of_turn": "{who} plays {card} before their turn",
+    "wrong_zone": "{card} is knocked into {who}'s zone, and put back",
+    "taken_back": "{who} lays {card} and takes it back",
+    "cover": "a hand rests over {who}'s {card}",
+}
+
+
+def port_number(text: str) -> int:
+    """argparse type for a TCP port: 1-65535 (0 would be a random one no phone can guess)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is not 1-65535")
+    return port
+
+
+def add_network_options(p: argparse.ArgumentParser, host: str | None,
+                        port: int | None) -> None:
+    """--host/--port/--verbose for a command that serves the dashboard."""
+    where = f"default {host}" if host else "default: the configuration's [dashboard] host"
+    p.add_argument("--host", default=host, metavar="ADDRESS",
+                   help=f"address to listen on ({where}; 0.0.0.0 is the table's whole "
+                        "network, so phones can join; 127.0.0.1 this machine only)")
+    where = f"default {port}" if port else "default: the configuration's [dashboard] port"
+    p.add_argument("--port", type=port_number, default=port,
+                   help=f"the dashboard's port, 1-65535 ({where})")
+    p.add_argument("--verbose", action="store_true",
+                   help="also print the dashboard's request log and debugging details")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,24 +67,31 @@ def register(sub: argparse._SubParsersAction) -> None:
         "demo", help="a simulated match, seen by the real vision pipeline and refereed",
         description="Plays a whole match with bot players on a simulated table: rendered "
                     "frame by frame, seen by the real vision pipeline, refereed, shown on "
-                    "mock LEDs, the firmware emulator's display and the dashboard.")
+                    "mock LEDs, the firmware emulator's display and the dashboard. Ctrl-C "
+                    "stops it (exit status 130).",
+        epilog="faults (--fault): " + "; ".join(f"{k}: {v}" for k, v in FAULTS.items()))
     d.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 5, 6),
-                   help="2-6 (default 2); 5 is Briscola chiamata, 6 teams of three; both "
-                        "on the A2 mat")
+                   help="2-6 (default 2); 4 play in teams of two, 5 is Briscola chiamata, "
+                        "6 teams of three; 5 and 6 on the A2 mat")
     d.add_argument("--variant", action="append", default=[], dest="variants",
-                   choices=("swap7", "swap2"))
+                   choices=("swap7", "swap2"),
+                   help="a house rule (repeatable): swap7, the 7 of trump takes the face-up "
+                        "card; swap2, the 2 of trump does, before the first trick")
     d.add_argument("--match", type=int, default=3, choices=(1, 3, 5),
                    help="best of 1, 3 or 5 hands (default 3)")
-    d.add_argument("--names", help="players' names, comma-separated")
-    d.add_argument("--seed", type=int, default=None, help="the simulation's seed")
+    d.add_argument("--names", help="players' names, comma-separated, in order of play")
+    d.add_argument("--seed", type=int, default=None,
+                   help="the simulation's seed: the same seed plays the same match")
     d.add_argument("--fast", action="store_true",
                    help="as fast as possible instead of real time")
     d.add_argument("--headless", action="store_true", help="no dashboard (for scripts)")
-    d.add_argument("--port", type=int, default=8000, help="dashboard port (default 8000)")
+    add_network_options(d, "0.0.0.0", 8000)
     d.add_argument("--fault", action="append", default=[], dest="faults",
-                   choices=("out_of_turn", "wrong_zone", "taken_back", "cover"),
-                   help="stage this mishap once per hand")
-    d.add_argument("--db", type=Path, help="keep the match in this SQLite file")
+                   choices=tuple(FAULTS), metavar="FAULT",
+                   help="stage this mishap once per hand (repeatable): " + ", ".join(FAULTS)
+                        + "; see below")
+    d.add_argument("--db", type=Path, help="keep the match in this SQLite file (default: "
+                   "a temporary one, removed at the end)")
     d.add_argument("--reset-store", action="store_true", help=RESET_HELP)
     d.add_argument("--no-emulator", action="store_true", help="do not start the firmware "
                    "emulator")
@@ -46,11 +100,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(handler=demo)
 
     r = sub.add_parser("run", help="referee a real table: camera, GPIO, board, dashboard",
-                       description="Runs the table described by a TOML configuration.")
+                       description="Runs the table described by a TOML configuration "
+                                   "(see examples/table.toml). Ctrl-C stops it.")
     r.add_argument("--config", type=Path, help="the table's TOML file (default: all "
                    "defaults)")
     r.add_argument("--offline", action="store_true",
                    help="no network service at all: LEDs, display and buttons only")
+    add_network_options(r, None, None)
     r.add_argument("--reset-store", action="store_true", help=RESET_HELP)
     r.set_defaults(handler=run)
 
@@ -63,9 +119,26 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "that exists.")
     b.add_argument("out", type=Path, metavar="OUT.db", help="the new file")
     b.add_argument("--db", type=Path, help="the store (default: the database of --config, "
-                   "or briscola-table.db)")
+                   f"or {_home(default_database())})")
     b.add_argument("--config", type=Path, help="the table's TOML file, for its database")
     b.set_defaults(handler=backup)
+
+
+def _home(path: Path) -> str:
+    """A path as a person reads it: ~/... under the home folder."""
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
+def store_path(config: Any, given: Path | None = None) -> Path:
+    """The store's file: ``given`` (--db), else the configuration's, else the user's data
+    folder, which is made when missing (an explicit path's folder must exist)."""
+    path = given if given is not None else config.database_path
+    if given is None and not config.database:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 RESET_HELP = ("if the store is damaged (empty, not SQLite, no schema, failing SQLite's "
@@ -73,9 +146,8 @@ RESET_HELP = ("if the store is damaged (empty, not SQLite, no schema, failing SQ
               "a new one; a sound store is never moved, nothing is deleted")
 
 
-def _store_refused(command: str, exc: Exception) -> int:
-    print(f"briscola-table {command}: {exc}", file=sys.stderr)
-    return 2
+def _store_refused(command: str, exc: Exception | str) -> int:
+    return fail(command, str(exc))
 
 
 def backup(args: argparse.Namespace) -> int:
@@ -85,8 +157,7 @@ def backup(args: argparse.Namespace) -> int:
     db = args.db
     if db is None:
         try:
-            db = Path(load_config(args.config).database) if args.config else \
-                Path("briscola-table.db")
+            db = load_config(args.config).database_path
         except ConfigError as exc:
             return _store_refused("backup", exc)
     if not db.is_file():
@@ -107,61 +178,107 @@ def backup(args: argparse.Namespace) -> int:
 # -- terminal account -------------------------------------------------------------------
 
 
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """"1 hand", "2 hands": the count with the word that agrees with it."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def joined(names: list[str]) -> str:
+    """"Ada", "Ada and Carla", "Ada, Bruno and Carla"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 class TerminalReport:
-    """Prints each trick and hand, with a progress bar for the match."""
+    """Prints each trick and hand, with a progress bar for the match.
+
+    Everything the demo and ``run`` print goes through :meth:`say` (log records too, by
+    :class:`TerminalLog`), so that nothing is glued to or overwritten by the bar: the bar
+    is cleared, the line printed, the bar drawn again below it. People read players'
+    names, or P1..Pn; never the referee's 0-based seats.
+    """
 
     def __init__(self, controller: Any, names: list[str], out=None) -> None:
         self.controller = controller
         self.names = names
         self.out = out = out if out is not None else sys.stdout  # the stdout of now
         self.tty = out.isatty()
-        self._bar_shown = False
+        self._bar: str | None = None  # the bar on screen now
+        self._lock = threading.RLock()  # the dashboard's threads log too
 
     def name(self, seat: int) -> str:
-        return self.names[seat] if seat < len(self.names) else f"seat {seat}"
+        if 0 <= seat < len(self.names) and self.names[seat]:
+            return self.names[seat]
+        return f"P{seat + 1}"
 
-    def _print(self, text: str) -> None:
-        if self._bar_shown and self.tty:
-            self.out.write("\r\033[K")
-            self._bar_shown = False
-        self.out.write(text + "\n")
-        self.out.flush()
+    def say(self, text: str, err: bool = False) -> None:
+        """One line (or a few), on stdout or stderr, never on top of the bar."""
+        from firmware_bridge.screen import player_labels
+
+        text = player_labels(text, self.name)
+        with self._lock:
+            bar, self._bar = self._bar, None
+            if bar is not None:
+                self.out.write("\r\033[K")
+                self.out.flush()
+            stream = sys.stderr if err else self.out
+            stream.write(text + "\n")
+            stream.flush()
+            if bar is not None:
+                self._draw(bar)
+
+    _print = say  # the name other modules and tests know
+
+    def describe(self, event: Any) -> str:
+        """An event as a person reads it: "Bruno's 6b", not "1:6b"."""
+        kind = getattr(event, "type", None)
+        if kind == "play":
+            return f"{self.name(event.seat)}'s {event.card}"
+        if kind == "trump":
+            return f"the briscola {event.card}"
+        if kind == "swap":
+            return f"{self.name(event.seat)}'s swap ({event.card} under the stock)"
+        if kind == "correct":
+            return f"the correction of {self.name(event.seat)}'s card to {event.card}"
+        if kind == "call":
+            return f"{self.name(event.seat)}'s call"
+        if kind == "hand":
+            return "the new hand"
+        return str(event)
 
     def __call__(self, d: Decision) -> None:
-        from firmware_bridge.screen import player_labels  # P1 is seat 0, as on the table
-
         ref = self.controller.referee
         hand = ref.hand
         if d.violation is not None:
-            self._print(f"  ! {d.violation.kind}: {player_labels(d.violation.message)}")
+            self.say(f"  ! {d.violation.kind}: {d.violation.message}")
         elif d.new_hand:
-            self._print(f"Hand {len(ref.hands)}: {self.name(hand.dealer)} deals")
+            self.say(f"Hand {len(ref.hands)}: {self.name(hand.dealer)} deals")
         elif d.event is not None and d.event.type == "trump":
-            self._print(f"  briscola {d.event.card} ({d.event.card.name('en')})")
+            self.say(f"  briscola {d.event.card} ({d.event.card.name('en')})")
         elif d.event is not None and d.event.type == "call":
-            self._print(f"  {self.name(d.event.seat)} calls {d.event.card} "
-                        f"({d.event.card.name('en')}) for {d.event.points} points: its holder "
-                        "is the secret partner")
+            self.say(f"  {self.name(d.event.seat)} calls {d.event.card} "
+                     f"({d.event.card.name('en')}) for {d.event.points} points: its holder "
+                     "is the secret partner")
         elif d.event is not None and d.event.type == "swap":
-            self._print(f"  {self.name(d.event.seat)} swaps for the face-up card: "
-                        f"{d.event.card} now lies under the stock")
+            self.say(f"  {self.name(d.event.seat)} swaps for the face-up card: "
+                     f"{d.event.card} now lies under the stock")
         elif d.undone is not None:
-            self._print(f"  undone: {d.undone}")
+            self.say(f"  undone: {self.describe(d.undone)}")
         if d.note is not None:
-            self._print(f"  note: {player_labels(d.note.message)}")
+            self.say(f"  note: {d.note.message}")
         if d.partner is not None:
-            self._print(f"  the called card is down: {self.name(d.partner)} is the partner")
+            self.say(f"  the called card is down: {self.name(d.partner)} is the partner")
         if d.trick is not None:
             plays = ", ".join(f"{self.name(p.seat)} {p.card}" for p in d.trick.plays)
-            self._print(f"  trick {len(hand.tricks):2d}: {plays}  -> {self.name(d.trick_winner)}")
+            self.say(f"  trick {len(hand.tricks):2d}: {plays}  -> {self.name(d.trick_winner)}")
         if d.hand_over and d.result is not None:
             pts = ", ".join(f"{self.name(s)} {p}" for s, p in enumerate(d.result.points))
-            who = " and ".join(self.name(s) for s in d.result.winners) or "nobody (a tie)"
-            self._print(f"  points: {pts}; the hand goes to {who}")
+            winners = [self.name(s) for s in d.result.winners]
+            who = joined(winners) if winners else "nobody (a tie)"
+            self.say(f"  points: {pts}; the hand goes to {who}")
             m = d.match
             if m is not None:
-                self._print("  standing: " + ", ".join(
-                    f"{self.name(s)} {w}" for s, w in enumerate(m.hands_won)))
+                self.say("  standing: " + ", ".join(
+                    f"{self.name(s)} {plural(w, 'hand')}" for s, w in enumerate(m.hands_won)))
         self.progress()
 
     def progress(self) -> None:
@@ -176,18 +293,76 @@ class TerminalReport:
         fill = int(width * done / hand.n_tricks)
         standing = ref.standing()
         bar = "#" * fill + "-" * (width - fill)
-        self.out.write(f"\r\033[K[{bar}] hand {len(ref.hands)}, trick {done}/{hand.n_tricks}, "
+        with self._lock:
+            self._draw(f"[{bar}] hand {len(ref.hands)}, trick {done}/{hand.n_tricks}, "
                        f"hands won {'-'.join(map(str, standing.hands_won))}")
+
+    def _draw(self, bar: str) -> None:
+        self.out.write("\r\033[K" + bar)
         self.out.flush()
-        self._bar_shown = True
+        self._bar = bar
+
+    def end_bar(self) -> None:
+        """Leave the bar where it is and go on below it."""
+        with self._lock:
+            if self._bar is not None:
+                self.out.write("\n")
+                self.out.flush()
+                self._bar = None
 
 
-def _terminal_qr(url: str) -> None:
+class TerminalLog(logging.Handler):
+    """Log records (a camera lost, the dashboard's request log with --verbose) printed by
+    the terminal account on lines of their own, never glued to the progress bar."""
+
+    def __init__(self, report: TerminalReport, level: int) -> None:
+        super().__init__(level)
+        self.report = report
+        self.setFormatter(logging.Formatter("%(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.report.say(self.format(record), err=True)
+        except Exception:
+            self.handleError(record)
+
+
+class routed_logs:
+    """While in use, log records go to ``report``: warnings and up, and with ``verbose``
+    everything, werkzeug's request lines included (which it otherwise prints itself, one
+    per page load). Restores the loggers as they were."""
+
+    def __init__(self, report: TerminalReport, verbose: bool) -> None:
+        self.handler = TerminalLog(report, logging.DEBUG if verbose else logging.WARNING)
+        self.verbose = verbose
+
+    def __enter__(self) -> routed_logs:
+        root, web = logging.getLogger(), logging.getLogger("werkzeug")
+        self.saved = root.level, web.level
+        root.addHandler(self.handler)
+        root.setLevel(logging.INFO if self.verbose else logging.WARNING)
+        web.setLevel(logging.INFO if self.verbose else logging.WARNING)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        root, web = logging.getLogger(), logging.getLogger("werkzeug")
+        root.removeHandler(self.handler)
+        root.setLevel(self.saved[0])
+        web.setLevel(self.saved[1])
+
+
+def _terminal_qr(url: str, out=None) -> None:
     try:
         import segno
     except ImportError:
         return
-    segno.make(url, error="l").terminal(compact=True)
+    segno.make(url, error="l").terminal(out=out, compact=True)
+
+
+def _stop_on_signals(stop: threading.Event) -> None:
+    """Ctrl-C (and systemd's stop) end the match cleanly: the loop sees ``stop``."""
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
 
 
 # -- demo ---------------------------------------------------------------------------------
@@ -217,31 +392,35 @@ def _rendered(sim: Any, stop: threading.Event, depth: int = 8):
 
 
 def demo(args: argparse.Namespace) -> int:
+    names = [n.strip() for n in args.names.split(",")] if args.names else \
+        ["Ada", "Bruno", "Carla", "Dario", "Elena", "Fabio"][:args.players]
+    if len(names) != args.players or not all(names):
+        return fail("demo", f"--names gives {plural(len([n for n in names if n]), 'name')} "
+                            f"for {args.players} players")
+    if args.players == 5 and args.variants:
+        return fail("demo", "Briscola chiamata (5 players) has no face-up card to swap: "
+                            "no --variant")
+    # The display's PNG and the match's store live here for the demo's time only.
+    with tempfile.TemporaryDirectory(prefix="briscola-demo-") as workdir:
+        return _demo(args, names, Path(workdir))
+
+
+def _demo(args: argparse.Namespace, names: list[str], workdir: Path) -> int:
     import random
 
     from firmware_bridge.gpio import make_pin_factory
     from table_controller.app import build_table, paced
     from table_controller.config import Config, DashboardConfig, TableConfig
     from table_controller.rules import Variant
+    from table_controller.store import StoreError
     from vision.simtable import SimOptions, SimulatedTable
 
-    names = [n.strip() for n in args.names.split(",")] if args.names else \
-        ["Ada", "Bruno", "Carla", "Dario", "Elena", "Fabio"][:args.players]
-    if len(names) != args.players:
-        print(f"briscola-table demo: --names gives {len(names)} names for {args.players} "
-              "players", file=sys.stderr)
-        return 2
-    if args.players == 5 and args.variants:
-        print("briscola-table demo: Briscola chiamata (5 players) has no face-up card to "
-              "swap: no --variant", file=sys.stderr)
-        return 2
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     config = Config(table=TableConfig(players=args.players, names=tuple(names),
                                       variants=frozenset(Variant(v) for v in args.variants),
                                       match=args.match,
                                       first_dealer=random.Random(seed).randrange(args.players)),
-                    dashboard=DashboardConfig(host="127.0.0.1", port=args.port))
-    workdir = Path(tempfile.mkdtemp(prefix="briscola-demo-"))
+                    dashboard=DashboardConfig(host=args.host, port=args.port))
     db = args.db or workdir / "demo.sqlite3"
     size = (1280, 720)
     sim = SimulatedTable(SimOptions(players=args.players, variants=tuple(args.variants),
@@ -249,46 +428,68 @@ def demo(args: argparse.Namespace) -> int:
                                     pace="fast" if args.fast else "real", size=size,
                                     faults=tuple(args.faults),
                                     first_dealer=config.table.first_dealer))
-    from table_controller.store import StoreError
-
+    stop = threading.Event()
+    _stop_on_signals(stop)
     try:
         table = build_table(config, db_path=db, dashboard=not args.headless,
                             layout=sim.layout, emulator=not args.no_emulator,
                             display_png=workdir / "display.png", resume=False,
                             pin_factory=make_pin_factory("mock"),
-                            reset_store=args.reset_store)
+                            reset_store=args.reset_store, next_free_port=True)
     except StoreError as exc:
         return _store_refused("demo", exc)
     controller = table.controller
     report = TerminalReport(controller, names)
     controller.listeners.append(report)
+    try:
+        with routed_logs(report, args.verbose):
+            return _play_demo(args, sim, table, report, names, seed, workdir, stop, paced)
+    finally:
+        table.close()
+
+
+def _play_demo(args: argparse.Namespace, sim: Any, table: Any, report: TerminalReport,
+               names: list[str], seed: int, workdir: Path, stop: threading.Event,
+               paced: Any) -> int:
+    controller = table.controller
     print(f"briscola-table demo: {args.players} players, best of {args.match}, seed {seed}"
           f"{', variants ' + ' '.join(args.variants) if args.variants else ''}")
+    for fault in dict.fromkeys(args.faults):
+        print(f"  staged once per hand, {fault}: {FAULTS[fault]}")
     for note in table.notes:
         print(f"  {note}")
-    print(f"  the table's display is drawn to {workdir / 'display.png'}")
+    print(f"  the table's display is drawn to {workdir / 'display.png'} (removed at the end)")
     if table.url:
-        print(f"  dashboard: {table.url}")
+        print(f"  dashboard: {table.url} (phones on this network: scan the code)")
         _terminal_qr(table.url)
-    stop = threading.Event()
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
     referee = controller.referee
     controller.submit({"type": "hand", "players": args.players,
                        "dealer": referee.first_dealer, "variants": sorted(args.variants)})
     t0 = time.monotonic()
     frames = _answering(_rendered(sim, stop), sim, controller, report, names)
-    try:
-        controller.run(paced(frames, 30.0, realtime=not args.fast, stop=stop), stop=stop)
-        elapsed = time.monotonic() - t0
-        report._print("")
-        ok = _final_account(controller, sim, names, elapsed)
-        if table.url and not args.quit and not args.fast and not stop.is_set():
-            print(f"The match is over; the dashboard stays at {table.url} (Ctrl-C to quit).")
-            while not stop.wait(0.5):
-                controller.run_commands()
-    finally:
-        table.close()
+    controller.run(paced(frames, 30.0, realtime=not args.fast, stop=stop), stop=stop)
+    elapsed = time.monotonic() - t0
+    report.end_bar()
+    if stop.is_set():
+        return _stopped(controller, names)
+    ok = _final_account(controller, sim, names, elapsed)
+    if table.url and not args.quit and not args.fast:
+        print(f"The match is over; the dashboard stays at {table.url} (Ctrl-C to quit).")
+        while not stop.wait(0.5):
+            controller.run_commands()
     return 0 if ok else 1
+
+
+def _stopped(controller: Any, names: list[str]) -> int:
+    """Ctrl-C mid-match: say where it stopped; the match is not judged against the
+    simulator's (it was not finished)."""
+    ref = controller.referee
+    hand = ref.hand
+    where = "before the first hand" if hand is None else (
+        f"in hand {len(ref.hands)} after {plural(len(hand.tricks), 'trick')}")
+    won = ", ".join(f"{names[s]} {w}" for s, w in enumerate(ref.standing().hands_won))
+    print(f"The match was stopped (Ctrl-C) {where}; hands won: {won}.", flush=True)
+    return 130
 
 
 DEMO_ANSWER_FRAMES = 5  # a player at the phone names a held card this many frames later
@@ -296,9 +497,17 @@ DEMO_ANSWER_FRAMES = 5  # a player at the phone names a held card this many fram
 
 def _answering(rendered, sim: Any, controller: Any, report: Any, names: list[str]):
     """The demo's frames, with a player at the phone who names each card the table holds
-    (one it could not recognise) as it really is, as a person at the table would."""
+    (one it could not recognise) as it really is, as a person at the table would. Each
+    staged fault is announced as it happens."""
     since: dict[str, int] = {}
+    staged = getattr(sim, "faults_staged", [])
+    told = 0
     for spec, img in rendered:
+        while told < len(staged):
+            f = staged[told]
+            told += 1
+            report.say("  (staged: " + STAGED[str(f.fault)].format(
+                who=report.name(f.seat), card=f.card) + ")")
         holds = getattr(controller.tracker, "holds", None) or {}
         for zone in [z for z in since if z not in holds]:
             del since[zone]
@@ -310,8 +519,8 @@ def _answering(rendered, sim: Any, controller: Any, report: Any, names: list[str
             if truth is None or truth.content in (None, "back"):
                 continue
             who = "the briscola" if hold.seat is None else f"{names[hold.seat]}'s card"
-            report._print(f"  ? {who} was not recognised: named on the phone as "
-                          f"{truth.content}")
+            report.say(f"  ? {who} was not recognised: named on the phone as "
+                       f"{truth.content}")
             controller.command("pick", {"zone": zone, "card": truth.content})
         for event in spec.spoken:
             # What the camera cannot see is entered on the phone: with no stock the next
@@ -319,9 +528,9 @@ def _answering(rendered, sim: Any, controller: Any, report: Any, names: list[str
             if event["type"] == "hand":
                 controller.command("new_hand")
             elif event["type"] == "call":
-                report._print(f"  the auction, entered on the phone: "
-                              f"{names[event['seat']]} calls {event['card']} for "
-                              f"{event['points']}")
+                report.say(f"  the auction, entered on the phone: "
+                           f"{names[event['seat']]} calls {event['card']} for "
+                           f"{event['points']}")
                 controller.command("call", {k: event[k] for k in ("seat", "card", "points")})
         yield spec.t, img
 
@@ -334,11 +543,11 @@ def _final_account(controller: Any, sim: Any, names: list[str], elapsed: float) 
           f"{stats.frames / max(elapsed, 1e-6):.0f} frames/s): hands won "
           + ", ".join(f"{names[s]} {w}" for s, w in enumerate(standing.hands_won)))
     if standing.winner is not None:
-        print("The match goes to " + " and ".join(names[s] for s in standing.winners) + ".")
+        print(f"The match goes to {joined([names[s] for s in standing.winners])}.")
     agree = [h.points == bot.points for h, bot in zip(ref.hands, sim.hands, strict=False)]
     ok = len(ref.hands) == len(sim.hands) and all(agree)
     print(f"The referee {'agrees' if ok else 'DISAGREES'} with the simulator's ground truth "
-          f"({sum(agree)} of {len(sim.hands)} hands).")
+          f"({sum(agree)} of {plural(len(sim.hands), 'hand')}).")
     return ok
 
 
@@ -346,60 +555,76 @@ def _final_account(controller: Any, sim: Any, names: list[str], elapsed: float) 
 
 
 def run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from table_controller.app import build_table, camera_frames
     from table_controller.config import ConfigError, load_config
 
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        print(f"briscola-table run: {exc}", file=sys.stderr)
-        return 2
+        return fail("run", str(exc))
+    if args.host is not None or args.port is not None:
+        d = config.dashboard
+        config = replace(config, dashboard=replace(
+            d, host=args.host if args.host is not None else d.host,
+            port=args.port if args.port is not None else d.port))
     from table_controller.store import StoreError
 
     try:
-        table = build_table(config, db_path=config.database,
+        db = store_path(config)
+        table = build_table(config, db_path=db,
                             dashboard=config.dashboard.enabled and not args.offline,
                             reset_store=args.reset_store)
-    except StoreError as exc:
+    except (StoreError, OSError) as exc:
         return _store_refused("run", exc)
+    controller = table.controller
+    report = TerminalReport(controller, [
+        config.table.name(s) for s in range(config.table.players)])
+    controller.listeners.append(report)
+    print(f"store: {db}")
     for note in table.notes:
         print(note)
     if table.url:
-        print(f"dashboard: {table.url}")
-    controller = table.controller
-    controller.listeners.append(TerminalReport(controller, [
-        config.table.name(s) for s in range(config.table.players)]))
+        print(f"dashboard: {table.url} (phones on this network: scan the code)")
+        _terminal_qr(table.url)
     if controller.referee.hand is None:
         referee = controller.referee
         controller.submit({"type": "hand", "players": config.table.players,
                            "dealer": referee.first_dealer,
                            "variants": sorted(v.value for v in config.table.variants)})
     stop = threading.Event()
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    _stop_on_signals(stop)
     source = config.camera.source
+    where = str(args.config) if args.config else "a configuration file (--config)"
+    hint = (f"check its cable, or set [camera] source in {where} (a camera index, a video "
+            "file, an image folder or \"simulator\"); Ctrl-C stops")
     try:
-        if source == "simulator":
-            from vision.simtable import SimulatedTable
+        with routed_logs(report, args.verbose):
+            if source == "simulator":
+                from table_controller.app import paced
+                from vision.simtable import SimulatedTable
 
-            sim = SimulatedTable(players=config.table.players,
-                                 variants=tuple(v.value for v in config.table.variants),
-                                 match=config.table.match,
-                                 first_dealer=controller.referee.first_dealer)
-            frames = ((spec.t, img) for spec, img in sim.frames())
-            from table_controller.app import paced
-
-            frames = paced(frames, 30.0, True, stop)
-        else:
-            frames = camera_frames(source, config.camera.fps, stop)
-        controller.run(frames, stop)
+                sim = SimulatedTable(players=config.table.players,
+                                     variants=tuple(v.value for v in config.table.variants),
+                                     match=config.table.match,
+                                     first_dealer=controller.referee.first_dealer)
+                frames = ((spec.t, img) for spec, img in sim.frames())
+                frames = paced(frames, 30.0, True, stop)
+            else:
+                frames = camera_frames(source, config.camera.fps, stop, hint=hint)
+            controller.run(frames, stop)
+            report.end_bar()
     except Exception as exc:  # a camera that was never there: say so
         from vision.sources import SourceError
 
         if not isinstance(exc, SourceError):
             raise
-        print(f"briscola-table run: [camera] source: {exc}", file=sys.stderr)
-        return 2
+        return fail("run", f"[camera] source: {exc}")
     finally:
         table.close()
+    if stop.is_set():
+        print("stopped: everything is stored; the hand goes on where it was at the next "
+              "start", flush=True)
+        return 130
     return 0

@@ -37,11 +37,13 @@ with a :class:`ConfigError` that names the file, the section and the key::
     port = 8000
 
     [storage]
-    database = "briscola-table.db"
+    database = "/var/lib/briscola-table/briscola-table.db"
+                                # default: the user's data folder (default_database)
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +59,15 @@ MAT_SIZES = ("A3", "A2")
 
 class ConfigError(ValueError):
     """A configuration that cannot be used; the message names the key."""
+
+
+def default_database() -> Path:
+    """Where the table keeps its store when nothing says: the user's data folder
+    (``$XDG_DATA_HOME/briscola-table/briscola-table.db``, by default under
+    ``~/.local/share``), not whatever folder the command happens to run in."""
+    data = os.environ.get("XDG_DATA_HOME") or ""
+    base = Path(data) if os.path.isabs(data) else Path.home() / ".local" / "share"
+    return base / "briscola-table" / "briscola-table.db"
 
 
 @dataclass(frozen=True)
@@ -97,8 +108,14 @@ class Config:
     deck: str = "builtin"
     indicators: IndicatorsConfig = field(default_factory=IndicatorsConfig)
     dashboard: DashboardConfig = field(default_factory=DashboardConfig)
-    database: str = "briscola-table.db"
+    database: str | None = None  # None: default_database()
     source: str = "<defaults>"  # where it was read from, for messages
+
+    @property
+    def database_path(self) -> Path:
+        """The store's file: ``[storage] database`` (relative to the working folder, as
+        any path on the command line), else :func:`default_database`."""
+        return Path(self.database) if self.database else default_database()
 
 
 class _Reader:
@@ -240,7 +257,9 @@ def config_from_dict(data: dict[str, Any], origin: str = "<config>") -> Config:
     indicators = _indicators(data, origin, table.players)
     dashboard = _dashboard(_Reader(origin, "dashboard", data.get("dashboard", {})))
     storage = _Reader(origin, "storage", data.get("storage", {}))
-    database = storage.take("database", "briscola-table.db", str, "a file path")
+    database = storage.take("database", None, str, "a file path")
+    if database is not None and not database.strip():
+        storage.fail("database", "must not be empty (leave the key out for the default)")
     storage.done()
     return Config(table, camera, mat_size, deck, indicators, dashboard, database, origin)
 

@@ -21,6 +21,21 @@ def lan_address() -> str | None:
     return None if address.startswith("127.") else address
 
 
+ANY_ADDRESS = ("0.0.0.0", "::", "")
+
+
+def phone_url(host: str, port: int, scheme: str = "http") -> str:
+    """The address a phone opens for a server listening on ``host:port``: for all
+    interfaces (0.0.0.0), this machine's LAN address (127.0.0.1 when it has no network);
+    any other host as it is, so ``--host 127.0.0.1`` shows 127.0.0.1, which is the only
+    address that server answers on."""
+    shown = (lan_address() or "127.0.0.1") if host in ANY_ADDRESS else host
+    if ":" in shown:  # IPv6
+        shown = f"[{shown}]"
+    default = {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{shown}{'' if port == default else f':{port}'}/"
+
+
 @functools.lru_cache(maxsize=8)
 def qr_svg(url: str) -> str | None:
     """An SVG QR code for ``url``, or None when segno is not installed."""
@@ -41,4 +56,4 @@ def qr_rows(url: str) -> list[list[bool]] | None:
     return [[bool(m) for m in row] for row in segno.make(url, error="m").matrix]
 
 
-__all__ = ["lan_address", "qr_svg", "qr_rows"]
+__all__ = ["lan_address", "phone_url", "qr_svg", "qr_rows"]
