@@ -229,10 +229,17 @@ def _attach_vision(table: Table, layout: Any) -> None:
 
 def _start_dashboard(table: Table, names: list[str], next_free_port: bool = False) -> None:
     from web_dashboard import create_app
+    from web_dashboard.listen import listen, make_server_on
     from web_dashboard.live import LiveTable
+    from web_dashboard.qr import phone_url
 
     config = table.config
     controller = table.controller
+    host, port = config.dashboard.host, config.dashboard.port
+    # The port first: when it cannot be had, nothing of the dashboard has started.
+    sock, note = listen(host, port, tries=10 if next_free_port else 1)
+    if note:
+        table.notes.append(note)
     hub = LiveTable(executor=controller.hub_executor)
     app_config: dict[str, Any] = {}
     if table.store is None:
@@ -241,40 +248,17 @@ def _start_dashboard(table: Table, names: list[str], next_free_port: bool = Fals
     if table.store is not None and controller.match_id is not None:
         hub.set_match(table.store.match(controller.match_id), controller.referee)
     controller.outputs.append(HubOutput(hub))
-    host, port = config.dashboard.host, config.dashboard.port
-    server = _listen(host, port, app, table.notes, tries=10 if next_free_port else 1)
+    server = make_server_on(sock, app)
     thread = threading.Thread(target=server.serve_forever, name="dashboard", daemon=True)
     thread.start()
     table.hub, table.server = hub, server
-    from web_dashboard.qr import phone_url
-
-    # The terminal's QR code, the page's and the display's all show this one address.
+    # The terminal's QR code and the page's show this one address, which a phone on the
+    # table's network can open (127.0.0.1 only when the server listens there only).
     table.url = app.config.get("PUBLIC_URL") or phone_url(host, server.server_port)
-    app.config["PUBLIC_URL"] = table.url
+    if not app.config.get("TRUSTED_HOSTS"):  # else the page follows the Host it was sent
+        app.config["PUBLIC_URL"] = table.url
     table._closers.append(server.shutdown)
     table._closers.append(hub.close)
-
-
-def _listen(host: str, port: int, app: Any, notes: list[str], tries: int = 1) -> Any:
-    """A werkzeug server on ``host:port``; when that port is taken and ``tries`` > 1, on
-    the next free one, said in ``notes``. Raises ``OSError`` with a plain message."""
-    import errno
-
-    from werkzeug.serving import make_server
-
-    for candidate in range(port, min(port + tries, 65536)):
-        try:
-            server = make_server(host, candidate, app, threaded=True)
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                continue
-            raise OSError(f"cannot listen on {host}:{candidate}: {exc.strerror}") from None
-        if candidate != port:
-            notes.append(f"port {port} is in use: the dashboard is on port {candidate}")
-        return server
-    last = min(port + tries, 65536) - 1
-    raise OSError(f"port {port} is in use (another dashboard running?)" if tries == 1 else
-                  f"ports {port}-{last} are all in use")
 
 
 def paced(frames: Iterator[tuple[float, Any]], fps: float, realtime: bool,

@@ -359,6 +359,15 @@ def _terminal_qr(url: str, out=None) -> None:
     segno.make(url, error="l").terminal(out=out, compact=True)
 
 
+def _for_phones(url: str) -> str:
+    """The dashboard's address, and who can open it."""
+    from urllib.parse import urlsplit
+
+    if urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1"):
+        return f"{url} (this machine only: --host 0.0.0.0 lets phones join)"
+    return f"{url} (phones on this network: scan the code)"
+
+
 def _stop_on_signals(stop: threading.Event) -> None:
     """Ctrl-C (and systemd's stop) end the match cleanly: the loop sees ``stop``."""
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -460,7 +469,7 @@ def _play_demo(args: argparse.Namespace, sim: Any, table: Any, report: TerminalR
         print(f"  {note}")
     print(f"  the table's display is drawn to {workdir / 'display.png'} (removed at the end)")
     if table.url:
-        print(f"  dashboard: {table.url} (phones on this network: scan the code)")
+        print(f"  dashboard: {_for_phones(table.url)}")
         _terminal_qr(table.url)
     referee = controller.referee
     controller.submit({"type": "hand", "players": args.players,
@@ -586,7 +595,7 @@ def run(args: argparse.Namespace) -> int:
     for note in table.notes:
         print(note)
     if table.url:
-        print(f"dashboard: {table.url} (phones on this network: scan the code)")
+        print(f"dashboard: {_for_phones(table.url)}")
         _terminal_qr(table.url)
     if controller.referee.hand is None:
         referee = controller.referee

@@ -117,6 +117,11 @@ def run(args: argparse.Namespace) -> int:
     except RecordError as exc:
         return _die(f"{args.events}: {exc}")
     referee_items(referee, items)
+    given = len(args.names.split(",")) if args.names else 0
+    players = referee.hands[0].players if referee.hands else args.players
+    if given and given != players:  # said before any account is printed or written
+        return _die(f"--names gives {given} name{'s' * (given != 1)} for the file's "
+                    f"{players} players")
     if names and not args.names:
         args.name_list = names  # as the record gives them: commas and all
     return report(referee, args)

@@ -8,32 +8,63 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+import os
 import time
+from pathlib import Path
+
+from table_controller.cli import fail
+
+MAT_SIZES = ("A3", "A2")
+DPI_RANGE = (50, 600)  # below: the markers are too coarse to find; above: a Pi runs out
+
+
+def _dpi(text: str) -> float:
+    try:
+        dpi = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a number") from None
+    lo, hi = DPI_RANGE
+    if not lo <= dpi <= hi:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"{text[:20]} is not {lo}-{hi} dots per inch")
+    return dpi
+
+
+def _paper(text: str) -> str:
+    if text.upper() not in MAT_SIZES:
+        raise argparse.ArgumentTypeError(f"no paper size {text[:20]!r}: use A3 or A2")
+    return text.upper()
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("mat", help="write the printable play mat (PDF or PNG)")
-    p.add_argument("--out", required=True, help="output file: .pdf, .png or .jpg")
-    p.add_argument("--size", default=None,
+    p = subparsers.add_parser(
+        "mat", help="write the printable play mat (PDF or PNG)",
+        description="Write the play mat with its ArUco markers, to print at 100% scale.")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="output file: .pdf, .png or .jpg")
+    p.add_argument("--size", default=None, type=_paper,
                    help="paper size: A3 or A2 (default A3; A2, the only one, for 5 and 6)")
     p.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N",
                    help="the mat for N players, 2-6 (default 4): its play zones, piles and "
                         "labels P1..PN")
     p.add_argument("--direction", default="ccw", choices=("ccw", "cw"),
                    help="play direction, for the labels (default ccw)")
-    p.add_argument("--dpi", type=float, default=200.0, help="resolution (default 200)")
+    p.add_argument("--dpi", type=_dpi, default=200.0,
+                   help=f"resolution, {DPI_RANGE[0]}-{DPI_RANGE[1]} dots per inch "
+                        "(default 200)")
     p.set_defaults(handler=cmd_mat)
 
     p = subparsers.add_parser(
-        "enroll", help="teach the recognizer a deck from 40 images or live from a camera")
+        "enroll", help="teach the recognizer a deck from 40 images or live from a camera",
+        description="Enroll your own deck: from one picture per card (scans, crops or "
+                    "phone photos) or card by card at the table's camera. Nothing is "
+                    "written unless every card was found.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--images", metavar="DIR",
                      help="folder with 1d.png ... 10b.png (rank 1-10, suit d/c/s/b), "
                           "optionally back.png")
     src.add_argument("--camera", metavar="SOURCE",
                      help="guided live enrollment from a camera (index, file or URL)")
-    p.add_argument("--out", required=True, help="deck file to write (.npz)")
+    p.add_argument("--out", required=True, metavar="DECK.npz", help="deck file to write (.npz)")
     p.add_argument("--config", metavar="TOML",
                    help="with --camera: the table's configuration (its display shows each "
                         "request; its dashboard serves the phones' /enroll page)")
@@ -50,32 +81,65 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                '"corners": four [x, y] from the top left of the face as printed, '
                '"visible": fraction of the card in view}]}]; backs are not listed.')
     p.add_argument("images", nargs="+", metavar="IMAGE", help="photos (JPEG, PNG, ...)")
-    p.add_argument("--deck", help="enrolled deck (.npz); default: the built-in deck")
+    p.add_argument("--deck", metavar="DECK.npz",
+                   help="enrolled deck (.npz); default: the built-in deck")
     p.add_argument("--json", action="store_true", help="print JSON (one list for all images)")
     p.set_defaults(handler=cmd_recognize)
 
 
-def _fail(msg: str) -> int:
-    print(f"briscola-table: error: {msg}", file=sys.stderr)
-    return 2
+def _output_problem(path: str | Path, suffixes: tuple[str, ...]) -> str | None:
+    """Why ``path`` cannot be written, checked before any work is done; None if it can."""
+    path = Path(path)
+    if path.suffix.lower() not in suffixes:
+        ends = suffixes[0] if len(suffixes) == 1 else \
+            ", ".join(suffixes[:-1]) + " or " + suffixes[-1]
+        return f"cannot write {path}: the name must end in {ends}"
+    if path.is_dir():
+        return f"cannot write {path}: it is a folder"
+    folder = path.parent
+    if not folder.is_dir():
+        return f"cannot write {path}: no folder {folder}"
+    if not os.access(folder, os.W_OK):
+        return f"cannot write {path}: the folder {folder} is not writable"
+    return None
+
+
+def _write_failed(path: str | Path, exc: OSError) -> str:
+    # exc's own text names the temporary file written first: say the file the user gave.
+    return f"cannot write {path}: {exc.strerror or exc}"
 
 
 def cmd_mat(args: argparse.Namespace) -> int:
     from vision.mat import MatError, write_mat
 
+    problem = _output_problem(args.out, (".pdf", ".png", ".jpg", ".jpeg"))
+    if problem:
+        return fail("mat", problem)
     size = args.size or ("A2" if args.players >= 5 else "A3")
     try:
         path = write_mat(args.out, size, px_per_mm=args.dpi / 25.4, players=args.players,
                          direction=args.direction)
-    except (MatError, OSError) as exc:
-        return _fail(str(exc))
-    print(f"wrote {path} ({size.upper()}, {args.players} players)")
+    except MatError as exc:
+        return fail("mat", str(exc))
+    except OSError as exc:
+        return fail("mat", _write_failed(args.out, exc))
+    print(f"wrote {path} ({size}, {args.players} players, {args.dpi:g} dpi)")
     return 0
 
 
 def cmd_enroll(args: argparse.Namespace) -> int:
     from vision.enroll import EnrollmentError, enroll_directory, guided_enroll
 
+    problem = _output_problem(args.out, (".npz",))
+    if problem:
+        return fail("enroll", problem)
+    if args.images:
+        folder = Path(args.images)
+        if not folder.exists():
+            return fail("enroll", f"--images {args.images}: no such folder")
+        if not folder.is_dir():
+            return fail("enroll", f"--images {args.images} is a file: give the folder that "
+                                  "holds one picture per card (1d.png ... 10b.png)")
     try:
         if args.images:
             deck = enroll_directory(args.images)
@@ -86,9 +150,12 @@ def cmd_enroll(args: argparse.Namespace) -> int:
                 print("type a card's code and Enter to take it again", flush=True)
                 deck = guided_enroll(source.frames(), lambda text: print(text, flush=True),
                                      show=show, session=session, retakes=_typed_codes())
-        deck.save(args.out)
     except (EnrollmentError, OSError, ValueError) as exc:
-        return _fail(str(exc))
+        return fail("enroll", str(exc))
+    try:
+        deck.save(args.out)
+    except OSError as exc:
+        return fail("enroll", _write_failed(args.out, exc))
     print(f"wrote {args.out}: {len(deck.codes)} cards"
           f"{' and the back' if deck.has_back else ''}")
     if args.images:  # the guided enrollment shows its own check at the end
@@ -176,6 +243,19 @@ class _table_outputs:
             close()
 
 
+def _unreadable(name: str) -> str | None:
+    import cv2
+
+    path = Path(name)
+    if not path.exists():
+        return "no such file"
+    if not path.is_file():
+        return "not a file"
+    if not cv2.haveImageReader(name):
+        return "not a picture (JPEG, PNG, ...)"
+    return None
+
+
 def cmd_recognize(args: argparse.Namespace) -> int:
     import cv2
 
@@ -186,17 +266,21 @@ def cmd_recognize(args: argparse.Namespace) -> int:
     try:
         recognizer = Recognizer(load_deck(args.deck))
     except (DeckFileError, FileNotFoundError) as exc:
-        return _fail(str(exc))
+        return fail("recognize", f"--deck: {exc}")
+    # Every photo is checked before any is looked at (its header only: a folder of
+    # photos need not fit in memory), so that one that cannot be read is said at once.
+    for name in args.images:
+        problem = _unreadable(name)
+        if problem:
+            return fail("recognize", f"cannot read image {name}: {problem}")
     from vision.detect import learned_detectors
 
     learned_detectors()  # load the detectors now: "ms" is each picture's own time
-    results, status = [], 0
+    results = []
     for name in args.images:
         image = cv2.imread(name, cv2.IMREAD_COLOR)
-        if image is None:
-            print(f"briscola-table: cannot read image {name}", file=sys.stderr)
-            status = 2
-            continue
+        if image is None:  # a damaged picture behind a good header: no half JSON
+            return fail("recognize", f"cannot read image {name}: the picture is damaged")
         t0 = time.perf_counter()
         seen = find_and_identify(image, recognizer)
         ms = (time.perf_counter() - t0) * 1000
@@ -210,4 +294,4 @@ def cmd_recognize(args: argparse.Namespace) -> int:
             print(f"{name}: {names} ({ms:.1f} ms)")
     if args.json:
         print(json.dumps(results))
-    return status
+    return 0

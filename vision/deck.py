@@ -69,10 +69,14 @@ class EnrolledDeck:
         if self.patches is not None:
             extra |= {"patches": self.patches.astype(np.uint8),
                       "patch_labels": self.patch_labels.astype(str)}
-        np.savez_compressed(tmp, embeddings=self.embeddings.astype(np.float32),
-                 labels=self.labels.astype(str), model_sha=np.array(self.model_sha),
-                 name=np.array(self.name), ratio=np.array(self.ratio), **extra)
-        os.replace(tmp, path)
+        try:
+            np.savez_compressed(tmp, embeddings=self.embeddings.astype(np.float32),
+                     labels=self.labels.astype(str), model_sha=np.array(self.model_sha),
+                     name=np.array(self.name), ratio=np.array(self.ratio), **extra)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)  # no half-written file left behind
+            raise
         return path
 
     @classmethod
@@ -90,8 +94,11 @@ class EnrolledDeck:
                            *faces)
         except FileNotFoundError:
             raise DeckFileError(f"deck file not found: {path}") from None
-        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-            raise DeckFileError(f"{path} is not a deck file made by 'enroll': {exc}") from None
+        except IsADirectoryError:
+            raise DeckFileError(f"{path} is a folder, not a deck file") from None
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):
+            # NumPy's own reasons (pickled data, a bad zip) say nothing to a player.
+            raise DeckFileError(f"{path} is not a deck file made by 'enroll'") from None
         if model_path is not None and deck.model_sha != model_sha1(model_path):
             raise DeckFileError(f"{path} was enrolled with another recognition model: "
                                 "enroll the deck again")

@@ -13,11 +13,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "dashboard", help="serve the phone dashboard (live table, reveal, history, setup)",
         description="Serve the phones' dashboard. Without a controller attached it runs its "
                     "own referee, so matches can be entered by hand from a phone.")
-    p.add_argument("--host", default="0.0.0.0",
-                   help="address to listen on (default 0.0.0.0: the whole local network)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--db", type=Path, default=Path("briscola.sqlite3"),
-                   help="the table's SQLite database (default ./briscola.sqlite3)")
+    from table_controller.app_cli import _home, add_network_options
+    from table_controller.config import default_database
+
+    add_network_options(p, "0.0.0.0", 8000)
+    p.add_argument("--db", type=Path,
+                   help=f"the table's SQLite database (default {_home(default_database())})")
     p.add_argument("--decks", type=Path, metavar="DIR",
                    help="enrolled decks: DIR/<name>/<code>.png")
     p.add_argument("--public-url", help="the address in the QR code (default: found)")
@@ -41,8 +42,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import logging
+
+    from table_controller.app_cli import store_path
+    from table_controller.config import Config
     from table_controller.store import StoreDamaged, StoreError, open_store
 
+    # werkzeug prints a line per request unless its logger says otherwise.
+    logging.getLogger("werkzeug").setLevel(logging.INFO if args.verbose else logging.WARNING)
+    sock = None
+    if not args.set_pin:  # the port first: when it is taken, no file is opened or made
+        from web_dashboard.listen import ListenError, listen
+
+        try:
+            sock, _ = listen(args.host, args.port)
+        except ListenError as exc:
+            print(f"briscola-table dashboard: {exc}", file=sys.stderr)
+            return 2
+    if args.db is None:
+        args.db = store_path(Config())  # the user's data folder, made when missing
     try:
         store = open_store(args.db, reset_damaged=args.reset_store)
     except StoreDamaged as exc:
@@ -56,11 +74,10 @@ def run(args: argparse.Namespace) -> int:
             return _set_pin(store)
         finally:
             store.close()
-    from werkzeug.serving import make_server
-
     from web_dashboard import create_app, hub_of
     from web_dashboard.announce import Announcer
-    from web_dashboard.qr import lan_address
+    from web_dashboard.listen import make_server_on
+    from web_dashboard.qr import ANY_ADDRESS, lan_address, phone_url
 
     if (args.cert is None) != (args.key is None):
         print("briscola-table dashboard: --cert and --key go together", file=sys.stderr)
@@ -83,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     if args.decks:
         config["DECKS_DIR"] = str(args.decks)
     announcer = None
-    address = lan_address()
+    address = lan_address() if args.host in ANY_ADDRESS else None  # else: only that host
     if args.public_url:
         config["PUBLIC_URL"] = args.public_url
     elif not args.no_mdns and args.host not in ("127.0.0.1", "localhost") and address:
@@ -103,17 +120,14 @@ def run(args: argparse.Namespace) -> int:
     if args.demo:
         from web_dashboard.demo import run_demo
         run_demo(app.extensions["briscola"]["session"], args.demo)
-    try:
-        server = make_server(args.host, args.port, app, threaded=True,
-                             ssl_context=ssl_context)
-    except OSError as exc:
-        print(f"briscola-table dashboard: cannot listen on {args.host}:{args.port}: {exc}",
-              file=sys.stderr)
-        return 2
-    port = server.server_port  # the real one when --port 0
+    server = make_server_on(sock, app, ssl_context=ssl_context)
+    port = server.server_port
     scheme = "https" if ssl_context else "http"
-    shown = config.get("PUBLIC_URL") or f"{scheme}://{address or args.host}:{port}/"
-    print(f"briscola-table dashboard on {shown} (Ctrl-C to stop)", flush=True)
+    shown = config.get("PUBLIC_URL") or phone_url(args.host, port, scheme)
+    if not app.config.get("TRUSTED_HOSTS"):  # else the page follows the Host it was sent
+        app.config["PUBLIC_URL"] = shown  # the page's QR code shows the same address
+    print(f"briscola-table dashboard on {shown} (Ctrl-C to stop); store: {args.db}",
+          flush=True)
     if not app.extensions["pin"].is_set:
         print("no PIN yet: open the dashboard and set it on the setup page, or run "
               "'briscola-table dashboard --set-pin'", flush=True)
