@@ -24,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "display-test", help="draw the table screen's layouts to PNG files",
         description="Renders sample table states as the 128x64 OLED shows them, to PNGs "
                     "(and to the board, with --port).")
-    p.add_argument("--out", type=Path, default=Path("out/display"), metavar="DIR")
+    p.add_argument("--out", type=Path, default=Path("out/display"), metavar="DIR",
+                   help="folder for the PNGs (default out/display)")
     p.add_argument("--scale", type=int, default=4, help="pixel size in the PNGs (default 4)")
     p.add_argument("--port", help="also show each one on the board at this serial port")
     p.set_defaults(handler=run_display_test)
@@ -33,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "indicators-demo", help="play a scripted hand on mock LEDs and the emulated board",
         description="Feeds a scripted hand to the referee and shows every decision on mock "
                     "GPIO LEDs (printed), the firmware emulator and a PNG.")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 6))
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 6),
+                   help="players in the scripted hand (default 2)")
     p.add_argument("--delay", type=float, default=0.2, help="seconds between events")
     p.add_argument("--image", type=Path, default=Path("out/table.png"),
                    help="PNG of the screen, rewritten on every change")
@@ -80,8 +82,8 @@ def run_display_test(args: argparse.Namespace) -> int:
         "turn": TableState(players=4, dealer=1, turn=2, trick_seat=1, trick_no=3,
                            draw_order=(1, 2, 3, 0), trump_suit="s", trump_rank=9),
         "violation": TableState(players=2, trump_suit="d", trump_rank=1, error_kind=1,
-                                error_seat=1, error_text="seat 1 played 7c but it is "
-                                "seat 0's turn"),
+                                error_seat=1, error_text="P2 played 7c but it is "
+                                "P1's turn"),
         "result": TableState(players=4, outcome=1, winners=(0, 2), points=(40, 20, 30, 30),
                              team_points=(70, 50), trump_suit="b", trump_rank=10),
         "text": TableState(text=("Briscola table", "", "Press New hand", "to start")),

@@ -38,12 +38,13 @@ STAGED = {  # the moment a fault is staged, as the terminal tells it
 
 
 def port_number(text: str) -> int:
-    """argparse type for a TCP port: 1-65535 (0 would be a random one no phone can guess)."""
+    """argparse type for a TCP port: 1-65535, or 0 for any free one (scripts and tests
+    read the address printed). Anything else is refused, not wrapped round."""
     try:
         port = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a port number") from None
-    if not 1 <= port <= 65535:
+    if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"port {port} is not 1-65535")
     return port
 
@@ -57,7 +58,7 @@ def add_network_options(p: argparse.ArgumentParser, host: str | None,
                         "network, so phones can join; 127.0.0.1 this machine only)")
     where = f"default {port}" if port else "default: the configuration's [dashboard] port"
     p.add_argument("--port", type=port_number, default=port,
-                   help=f"the dashboard's port, 1-65535 ({where})")
+                   help=f"the dashboard's port, 1-65535 ({where}; 0: any free one)")
     p.add_argument("--verbose", action="store_true",
                    help="also print the dashboard's request log and debugging details")
 
