@@ -69,7 +69,10 @@ def quiet_libraries() -> None:
 def main(argv: list[str] | None = None) -> int:
     quiet_libraries()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or a refused argument (said in one line)
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2

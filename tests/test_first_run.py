@@ -47,7 +47,7 @@ BAD_INPUTS = [
     (["mat", "--out", "/nonexistent/m6.pdf"], "mat", "/nonexistent"),
     (["mat", "--out", "m.txt"], "mat", ".pdf"),
     (["enroll", "--images", "garbage.txt", "--out", "x.npz"], "enroll", "is a file"),
-    (["enroll", "--images", "nowhere", "--out", "x.npz"], "enroll", "no such folder"),
+    (["enroll", "--images", "nowhere", "--out", "x.npz"], "enroll", "folder not found"),
     (["enroll", "--images", ".", "--out", "x"], "enroll", ".npz"),
     (["enroll", "--images", ".", "--out", "/nonexistent/x.npz"], "enroll", "/nonexistent"),
     (["recognize", "--deck", "garbage.txt", "garbage.txt"], "recognize", "not a deck file"),
@@ -119,8 +119,7 @@ def test_every_command_and_option_has_help():
 
 
 def test_the_demo_describes_its_faults(capsys):
-    with pytest.raises(SystemExit):
-        main(["demo", "--help"])
+    assert main(["demo", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     for fault in ("out_of_turn", "wrong_zone", "taken_back", "cover"):
         assert re.search(rf"{fault}: \w+", text), fault

@@ -31,7 +31,7 @@ def _dpi(text: str) -> float:
 
 def _paper(text: str) -> str:
     if text.upper() not in MAT_SIZES:
-        raise argparse.ArgumentTypeError(f"no paper size {text[:20]!r}: use A3 or A2")
+        raise argparse.ArgumentTypeError(f"unknown mat size {text[:20]!r}: use A3 or A2")
     return text.upper()
 
 
@@ -136,7 +136,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     if args.images:
         folder = Path(args.images)
         if not folder.exists():
-            return fail("enroll", f"--images {args.images}: no such folder")
+            return fail("enroll", f"--images {args.images}: folder not found")
         if not folder.is_dir():
             return fail("enroll", f"--images {args.images} is a file: give the folder that "
                                   "holds one picture per card (1d.png ... 10b.png)")
