@@ -15,7 +15,7 @@ from pathlib import Path
 from table_controller.cli import fail
 
 MAT_SIZES = ("A3", "A2")
-DPI_RANGE = (50, 600)  # below: the markers are too coarse to find; above: a Pi runs out
+DPI_RANGE = (10, 600)  # 0 and below draw nothing; above 600 dpi a Pi runs out of memory
 
 
 def _dpi(text: str) -> float:
