@@ -73,6 +73,14 @@ def warp_card(image: np.ndarray, corners: np.ndarray, size: tuple[int, int] = (P
     return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
 
 
+def _side(p: np.ndarray, i: int, centre: np.ndarray):
+    """Side ``i`` of quad ``p``: its ends, its direction and its normal out of the card."""
+    a, b = p[i], p[(i + 1) % 4]
+    d = (b - a) / (np.linalg.norm(b - a) + 1e-9)
+    n = np.array([-d[1], d[0]])
+    return a, b, d, (-n if np.dot(n, centre - a) > 0 else n)
+
+
 def refine_corners(image: np.ndarray, corners: np.ndarray, reach: float = 0.04,
                    ) -> np.ndarray:
     """Corners TL TR BR BL moved onto the card's edges as the full-resolution image shows
@@ -96,11 +104,7 @@ def refine_corners(image: np.ndarray, corners: np.ndarray, reach: float = 0.04,
     steps = np.linspace(-r, r, int(2 * r) + 1)
     lines = []
     for i in range(4):
-        a, b = p[i], p[(i + 1) % 4]
-        d = (b - a) / (np.linalg.norm(b - a) + 1e-9)
-        n = np.array([-d[1], d[0]])
-        if np.dot(n, centre - a) > 0:
-            n = -n  # the normal points out of the card
+        a, b, d, n = _side(p, i, centre)
         ts = np.linspace(0.12, 0.88, 24)  # away from the rounded corners
         base = a[None] + ts[:, None] * (b - a)[None]
         pts = base[:, None, :] + steps[None, :, None] * n[None, None, :]
@@ -156,11 +160,7 @@ def edge_support(image: np.ndarray, corners: np.ndarray, step: float = 20.0,
     ts = np.linspace(0.1, 0.9, 32)[:, None]
     worst = 1.0
     for i in range(4):
-        a, b = p[i], p[(i + 1) % 4]
-        d = (b - a) / (np.linalg.norm(b - a) + 1e-9)
-        n = np.array([-d[1], d[0]])
-        if np.dot(n, centre - a) > 0:
-            n = -n  # the normal points out of the card
+        a, b, _, n = _side(p, i, centre)
         base = a + ts * (b - a)
         pts = np.stack([base - off * n, base + off * n])  # (2, 32, 2): inside, outside
         xs = np.clip(pts[..., 0], 0, w - 1).astype(np.float32)
