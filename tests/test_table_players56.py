@@ -326,3 +326,17 @@ def test_the_buttons_ask_no_auction_outside_chiamata():
     naming = ButtonNaming(controller, lambda *lines: None, lambda holds: ())
     controller.execute("new_hand", {})
     assert naming.lines() == () and naming.auction is None
+
+
+def test_the_eyes_may_name_a_played_card_elsewhere_but_the_rules_never_take_it_there():
+    from table_controller.cards import Card
+    from table_controller.events import HandStart, Play, Trump
+
+    referee = Referee(players=4)
+    for event in (HandStart(4, dealer=3), Trump(Card.parse("5s")), Play(0, Card.parse("4b"))):
+        assert referee.feed(event).accepted
+    tracker = Tracker(seat_zones_for(4), lambda: referee.hand)
+    assert "4b" not in tracker.possible("play1")  # never a play of seat 1
+    assert "4b" in tracker.readable("play1")  # but named if knocked there
+    assert tracker.readable("play1") - tracker.possible("play1") == {"4b"}
+    assert tracker.readable("briscola") == tracker.possible("briscola")

@@ -23,6 +23,9 @@ def recognizer():
 @pytest.mark.parametrize("players,variants,faults,seed", [
     (2, ("swap7",), ("out_of_turn",), 21),
     (3, (), ("cover",), 22),
+    # A played card knocked into the next zone, then put back: named there as the card
+    # it is (not an unknown face), so its own zone emptying is no take back.
+    (4, (), ("wrong_zone", "taken_back"), 5),
     (5, (), ("out_of_turn", "cover"), 23),  # chiamata, on the A2 mat
     (6, (), ("out_of_turn",), 24),  # teams of three, the 36-card deck
 ])

@@ -434,11 +434,12 @@ class TableObserver:
 def table_eyes(layout: MatLayout, recognizer: Recognizer, seat_zones: dict[int, str],
                hand: Callable[[], object]) -> tuple[TableObserver, Tracker]:
     """An observer and a tracker wired together: the tracker reads the referee's hand
-    (``hand()``) and tells the observer which cards the rules allow where."""
+    (``hand()``) and tells the observer which cards the rules allow where
+    (:meth:`Tracker.readable`)."""
     tracker = Tracker(seat_zones, hand)
     observer = TableObserver(layout, recognizer, seat_zones,
                              briscola_hint=tracker.briscola_candidates,
-                             possible=tracker.possible)
+                             possible=tracker.readable)
     return observer, tracker
 
 

@@ -213,6 +213,18 @@ class Tracker:
         out |= {str(p.card) for p in (*hand.current, *hand.table) if p.seat == seat}
         return out
 
+    def readable(self, zone: str) -> set[str] | None:
+        """The cards the eyes may name in ``zone`` now: :meth:`possible`, and in a play
+        zone the cards face up in the trick, which a knock may move there. Named, such a
+        card is known as moved (never a new play, and its own zone emptying is no take
+        back); left unnamed, it would look like a new face and its zone like a card
+        taken back."""
+        out = self.possible(zone)
+        hand = self.hand()
+        if out is None or hand is None or zone == self.briscola_zone:
+            return out
+        return out | {str(p.card) for p in (*hand.current, *hand.table)}
+
     def unlikely(self, zone: str) -> set[str]:
         """Cards that cannot honestly turn up in ``zone`` now: played before this trick,
         played in another zone, the face-up briscola while it lies there, or not in this
