@@ -23,8 +23,9 @@ from .table_state import (
 )
 
 WIDTH, HEIGHT = 128, 64
-RANK_LABELS = {1: "Asso", 8: "Fante", 9: "Cav.", 10: "Re"}
-SUIT_LABELS = {"d": "denari", "c": "coppe", "s": "spade", "b": "bastoni"}
+# The screen speaks one language, English, as all its other words ("TURN", "NOT YOUR TURN").
+RANK_LABELS = {1: "Ace", 8: "Knave", 9: "Knight", 10: "King"}
+SUIT_LABELS = {"d": "coins", "c": "cups", "s": "swords", "b": "clubs"}
 
 
 class Canvas:
@@ -82,7 +83,9 @@ def trump_label(state: TableState) -> str:
     suit = SUIT_LABELS[state.trump_suit]
     if not state.trump_rank:
         return f"Trump: {suit}"
-    return f"Trump: {RANK_LABELS.get(state.trump_rank, str(state.trump_rank))} {suit}"
+    rank = RANK_LABELS.get(state.trump_rank, str(state.trump_rank))
+    label = f"Trump: {rank} of {suit}"
+    return label if len(label) <= LINE_CHARS else f"Trump: {rank} {suit}"
 
 
 def wrap(text: str, width: int = LINE_CHARS, max_lines: int = 4) -> list[str]:

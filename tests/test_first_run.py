@@ -370,3 +370,21 @@ def test_run_says_the_store_and_stops_on_ctrl_c(tmp_path):
     assert proc.returncode == 130, err
     assert db.is_file() and not (tmp_path / "briscola-table.db").exists()
     assert "stopped" in rest and "Traceback" not in err
+
+
+def test_the_display_speaks_one_language():
+    """English throughout, as its other words (TURN, NOT YOUR TURN); the board's C twin
+    draws the same (tests/test_display_backends.py compares every pixel)."""
+    from firmware_bridge.screen import trump_label
+    from firmware_bridge.table_state import LINE_CHARS, TableState
+
+    def label(suit, rank):
+        return trump_label(TableState(players=2, trump_suit=suit, trump_rank=rank))
+    assert label("c", 10) == "Trump: King of cups"
+    assert label("d", 2) == "Trump: 2 of coins"
+    assert label("s", 9) == "Trump: Knight swords"  # " of" would not fit the line
+    assert label("b", 0) == "Trump: clubs"
+    every = [label(s, r) for s in "dcsb" for r in range(1, 11)]
+    assert max(map(len, every)) <= LINE_CHARS
+    italian = re.compile(r"Asso|Fante|Cav|Re\b|denari|coppe|spade|bastoni")
+    assert not [t for t in every if italian.search(t)]

@@ -44,17 +44,22 @@ void screen_text(screen_t *s, int x, int y, const char *text, int scale, int val
 
 static void seat_label(char *out, uint8_t seat) { sprintf(out, "P%u", (unsigned)seat + 1u); }
 
+/* The screen speaks English throughout (as screen.py::trump_label): "Trump: King of cups";
+   " of" is left out where the line would not fit ("Trump: Knight swords"). */
 static void trump_label(char *out, const table_t *t) {
-    static const char *const ranks[11] = {"", "Asso", "2", "3", "4", "5", "6", "7",
-                                          "Fante", "Cav.", "Re"};
-    const char *suit = t->trump_suit == 'd' ? "denari" : t->trump_suit == 'c' ? "coppe"
-                     : t->trump_suit == 's' ? "spade" : "bastoni";
+    static const char *const ranks[11] = {"", "Ace", "2", "3", "4", "5", "6", "7",
+                                          "Knave", "Knight", "King"};
+    const char *suit = t->trump_suit == 'd' ? "coins" : t->trump_suit == 'c' ? "cups"
+                     : t->trump_suit == 's' ? "swords" : "clubs";
     if (!t->trump_suit)
         strcpy(out, "Trump: -");
     else if (!t->trump_rank)
         sprintf(out, "Trump: %s", suit);
-    else
-        sprintf(out, "Trump: %s %s", ranks[t->trump_rank], suit);
+    else {
+        sprintf(out, "Trump: %s of %s", ranks[t->trump_rank], suit);
+        if (strlen(out) > 21)
+            sprintf(out, "Trump: %s %s", ranks[t->trump_rank], suit);
+    }
 }
 
 /* Greedy wrap at the last space that fits, else a hard break (as screen.py::wrap). */
