@@ -236,7 +236,11 @@ class _table_outputs:
             return
         threading.Thread(target=server.serve_forever, daemon=True).start()
         self.closers.append(server.shutdown)
-        print(f"phones: http://{config.dashboard.host}:{server.server_port}/enroll", flush=True)
+        from web_dashboard.qr import phone_url
+
+        # The address a phone can open (not 0.0.0.0, which is where it listens).
+        url = phone_url(config.dashboard.host, server.server_port)
+        print(f"phones: {url}enroll", flush=True)
 
     def __exit__(self, *exc) -> None:
         for close in reversed(self.closers):
