@@ -262,10 +262,15 @@ def _start_dashboard(table: Table, names: list[str], next_free_port: bool = Fals
 
 
 def paced(frames: Iterator[tuple[float, Any]], fps: float, realtime: bool,
-          stop: threading.Event | None = None) -> Iterator[tuple[float, Any]]:
-    """Frames at camera rate (``realtime``) or as fast as they come."""
+          stop: threading.Event | None = None,
+          hold: Callable[[], float] | None = None) -> Iterator[tuple[float, Any]]:
+    """Frames at camera rate (``realtime``) or as fast as they come. ``hold`` is asked
+    before each frame and may keep the table still (the demo's pause between hands): it
+    returns the seconds it held, which the pace then allows for instead of catching up."""
     start = time.monotonic()
     for t, frame in frames:
+        if hold is not None:
+            start += hold()
         if stop is not None and stop.is_set():
             return
         if realtime:

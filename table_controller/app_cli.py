@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import queue
 import signal
 import sys
@@ -35,6 +36,19 @@ STAGED = {  # the moment a fault is staged, as the terminal tells it
     "taken_back": "{who} lays {card} and takes it back",
     "cover": "a hand rests over {who}'s {card}",
 }
+
+
+DEMO_PAUSE_S = 8.0  # between hands: long enough to read the reveal on a phone
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a number of seconds") from None
+    if not 0 <= value <= 600:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"{text[:20]} is not 0-600 seconds")
+    return value
 
 
 def port_number(text: str) -> int:
@@ -86,6 +100,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--fast", action="store_true",
                    help="as fast as possible instead of real time")
     d.add_argument("--headless", action="store_true", help="no dashboard (for scripts)")
+    d.add_argument("--pause", type=_seconds, default=None, metavar="SECONDS",
+                   help="between hands, hold the table this long so that the reveal can "
+                        f"be watched on the phones, counting down (default {DEMO_PAUSE_S:g}; "
+                        "0 with --fast)")
     add_network_options(d, "0.0.0.0", 8000)
     d.add_argument("--fault", action="append", default=[], dest="faults",
                    choices=tuple(FAULTS), metavar="FAULT",
@@ -294,9 +312,17 @@ class TerminalReport:
         fill = int(width * done / hand.n_tricks)
         standing = ref.standing()
         bar = "#" * fill + "-" * (width - fill)
+        text = (f"[{bar}] hand {len(ref.hands)}, trick {done}/{hand.n_tricks}, "
+                f"hands won {'-'.join(map(str, standing.hands_won))}")
         with self._lock:
-            self._draw(f"[{bar}] hand {len(ref.hands)}, trick {done}/{hand.n_tricks}, "
-                       f"hands won {'-'.join(map(str, standing.hands_won))}")
+            if text != self._bar:
+                self._draw(text)
+
+    def status(self, text: str) -> None:
+        """A passing line in the bar's place (a countdown): the next one replaces it."""
+        with self._lock:
+            if self.tty:
+                self._draw(text)
 
     def _draw(self, bar: str) -> None:
         self.out.write("\r\033[K" + bar)
@@ -475,9 +501,13 @@ def _play_demo(args: argparse.Namespace, sim: Any, table: Any, report: TerminalR
     referee = controller.referee
     controller.submit({"type": "hand", "players": args.players,
                        "dealer": referee.first_dealer, "variants": sorted(args.variants)})
+    pause = args.pause if args.pause is not None else (0.0 if args.fast else DEMO_PAUSE_S)
+    between = BetweenHands(report, pause, stop)
+    controller.listeners.append(between)
     t0 = time.monotonic()
     frames = _answering(_rendered(sim, stop), sim, controller, report, names)
-    controller.run(paced(frames, 30.0, realtime=not args.fast, stop=stop), stop=stop)
+    controller.run(paced(frames, 30.0, realtime=not args.fast, stop=stop, hold=between.hold),
+                   stop=stop)
     elapsed = time.monotonic() - t0
     report.end_bar()
     if stop.is_set():
@@ -488,6 +518,37 @@ def _play_demo(args: argparse.Namespace, sim: Any, table: Any, report: TerminalR
         while not stop.wait(0.5):
             controller.run_commands()
     return 0 if ok else 1
+
+
+class BetweenHands:
+    """The demo's pause after a hand that leaves the match open: the table is held still
+    (the reveal stays on the phones and the display until the next hand starts), with a
+    countdown on the terminal."""
+
+    def __init__(self, report: TerminalReport, seconds: float, stop: threading.Event) -> None:
+        self.report, self.seconds, self.stop = report, seconds, stop
+        self.pending = False
+
+    def __call__(self, d: Decision) -> None:
+        if d.hand_over and d.match is not None and d.match.winner is None:
+            self.pending = self.seconds > 0
+
+    def hold(self) -> float:
+        """Called before each frame: counts the pause down once after such a hand."""
+        if not self.pending:
+            return 0.0
+        self.pending = False
+        t0 = time.monotonic()
+        end = t0 + self.seconds
+        if not self.report.tty:
+            self.report.say(f"  next hand in {self.seconds:g} s")
+        while (left := end - time.monotonic()) > 0:
+            if self.report.tty:
+                self.report.status(f"next hand in {math.ceil(left)} s: the reveal is on "
+                                   "the phones (Ctrl-C stops)")
+            if self.stop.wait(min(1.0, left - math.floor(left) or 1.0)):
+                break
+        return time.monotonic() - t0
 
 
 def _stopped(controller: Any, names: list[str]) -> int:

@@ -388,3 +388,33 @@ def test_the_display_speaks_one_language():
     assert max(map(len, every)) <= LINE_CHARS
     italian = re.compile(r"Asso|Fante|Cav|Re\b|denari|coppe|spade|bastoni")
     assert not [t for t in every if italian.search(t)]
+
+
+def test_the_demo_pauses_between_hands_and_counts_down(capsys):
+    from table_controller.app import paced
+    from table_controller.app_cli import BetweenHands
+    from table_controller.referee import Decision
+
+    report = TerminalReport(argparse.Namespace(referee=_Referee()), ["Ada", "Bruno"])
+    stop = threading.Event()
+    between = BetweenHands(report, 0.3, stop)
+    last = Decision(None)
+    last.hand_over, last.match = True, argparse.Namespace(winner="Ada")
+    between(last)  # the match is over: no pause
+    assert between.hold() == 0.0
+    mid = Decision(None)
+    mid.hand_over, mid.match = True, argparse.Namespace(winner=None)
+    # The pace allows for the pause instead of catching up with a burst of frames.
+    times = []
+    for _ in paced(((i / 10, None) for i in range(4)), 10, True, stop, between.hold):
+        times.append(time.monotonic())
+        if len(times) == 1:
+            between(mid)  # that frame ended a hand
+    assert times[1] - times[0] >= 0.3  # held once, after the hand
+    assert times[3] - times[2] >= 0.07  # then the camera's pace again
+    assert capsys.readouterr().out == "  next hand in 0.3 s\n"
+    between(mid)
+    stop.set()  # Ctrl-C during the countdown ends it at once
+    t0 = time.monotonic()
+    between.hold()
+    assert time.monotonic() - t0 < 0.2
