@@ -658,7 +658,8 @@ def run(args: argparse.Namespace) -> int:
         print(note)
     if table.url:
         print(f"dashboard: {_for_phones(table.url)}")
-        _terminal_qr(table.url)
+        if sys.stdout.isatty():  # not into the service's journal
+            _terminal_qr(table.url)
     if controller.referee.hand is None:
         referee = controller.referee
         controller.submit({"type": "hand", "players": config.table.players,

@@ -131,6 +131,10 @@ def run(args: argparse.Namespace) -> int:
     if not app.extensions["pin"].is_set:
         print("no PIN yet: open the dashboard and set it on the setup page, or run "
               "'briscola-table dashboard --set-pin'", flush=True)
+    if sys.stdout.isatty():  # the code the phones scan, as the demo shows it (not in logs)
+        from table_controller.app_cli import _terminal_qr
+
+        _terminal_qr(shown)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
