@@ -294,6 +294,11 @@ class TerminalReport:
             winners = [self.name(s) for s in d.result.winners]
             who = joined(winners) if winners else "nobody (a tie)"
             self.say(f"  points: {pts}; the hand goes to {who}")
+            r = d.result
+            if r.team_points is not None and r.teams:  # 4 and 6 players, chiamata's sides
+                self.say("  teams: " + ", ".join(
+                    f"{joined([self.name(s) for s in team])} {p}"
+                    for team, p in zip(r.teams, r.team_points, strict=True)))
             m = d.match
             if m is not None:
                 self.say("  standing: " + ", ".join(

@@ -418,3 +418,18 @@ def test_the_demo_pauses_between_hands_and_counts_down(capsys):
     t0 = time.monotonic()
     between.hold()
     assert time.monotonic() - t0 < 0.2
+
+
+def test_the_terminal_groups_teams_and_makes_the_verb_agree():
+    out = io.StringIO()
+    report = TerminalReport(argparse.Namespace(referee=_Referee()),
+                            ["Ada", "Bruno", "Carla", "Dario"], out)
+    result = argparse.Namespace(points=(17, 35, 39, 29), winners=(1, 3),
+                                team_points=(56, 64), teams=((0, 2), (1, 3)))
+    report(_decision(hand_over=True, result=result,
+                     match=argparse.Namespace(hands_won=[0, 1, 0, 1])))
+    assert out.getvalue().splitlines() == [
+        "  points: Ada 17, Bruno 35, Carla 39, Dario 29; the hand goes to Bruno and Dario",
+        "  teams: Ada and Carla 56, Bruno and Dario 64",
+        "  standing: Ada 0 hands, Bruno 1 hand, Carla 0 hands, Dario 1 hand",
+    ]
