@@ -455,13 +455,19 @@ def find_cards(image: np.ndarray) -> list[Quad]:
             continue  # (an outline that steps to the table all round is the card's own)
         twin = learned[k]
         iou = quad_iou(e.corners, twin.corners)
+        theirs = twin.corners
         if iou >= SAME_CARD_IOU:  # one card: the outline that lies on its edge
             mine = edge_support(image, e.corners)
-            better = mine < 0.8 and edge_support(image, twin.corners) > mine + 0.15
+            if mine < 0.8:
+                # The network's outline, also moved onto the edges the picture shows.
+                moved = refine_corners(image, theirs)
+                theirs = max((theirs, moved), key=lambda c: edge_support(image, c))
+            better = mine < 0.8 and edge_support(image, theirs) > mine + 0.15
         else:  # the blob took in a shadow or cloth, or lost a pale part of the card
             better = iou > 0.3 and twin.visible >= 0.85  # and the network sees it whole
         if better:
-            e.corners, e.area = twin.corners, twin.area
+            e.corners = theirs
+            e.area = abs(cv2.contourArea(theirs.astype(np.float32)))
             taken.add(k)  # one outline for one card
     # A blob inside a card is part of it; a blob over two cards is both merged, unless
     # it is a clean card outline (then the two are panels of one figure, seen as cards).
