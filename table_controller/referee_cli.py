@@ -10,6 +10,7 @@ from pathlib import Path
 
 from table_controller.events import Event
 from table_controller.record import (
+    MAX_HEADER_VALUE,
     RecordError,
     dumps,
     looks_like_record,
@@ -131,6 +132,12 @@ def report(referee: Referee, args: argparse.Namespace) -> int:
     names = getattr(args, "name_list", None)
     if names is None and getattr(args, "names", None):
         names = [n.strip() for n in args.names.split(",")]
+        try:  # bytes that were not UTF-8 on the command line arrive as lone surrogates
+            args.names.encode("utf-8")
+        except UnicodeEncodeError:
+            return _die("--names must be UTF-8 text")
+        if any(len(n) > MAX_HEADER_VALUE for n in names):
+            return _die(f"a name in --names is at most {MAX_HEADER_VALUE} characters")
     doc = match_report(referee)
     if args.json:
         json.dump(doc, sys.stdout, ensure_ascii=False)

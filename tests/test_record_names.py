@@ -102,3 +102,14 @@ def test_the_text_account_shows_such_names_on_one_line_without_terminal_codes(tm
     assert main(["referee", "--events", str(path)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "Ada\\nBis (seat 0)" in out and "\\x1b[2Jx (seat 1)" in out
+
+
+def test_names_given_on_the_command_line_are_checked_in_one_line(tmp_path, capsys):
+    path = tmp_path / "r.bgn"
+    path.write_text(dumps(match_records(a_refereed_hand(), None)), encoding="utf-8")
+    for names, said in [("Ada,\udcff", "must be UTF-8"), ("x" * 300 + ",y", "at most 256")]:
+        assert main(["referee", "--events", str(path), "--names", names,
+                     "--record-out", str(tmp_path / "o.bgn")]) == 2
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1
+    assert not (tmp_path / "o.bgn").exists()
