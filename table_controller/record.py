@@ -103,7 +103,9 @@ class Record:
         except KeyError as exc:
             raise RecordError(f"bad record headers: no {exc.args[0]} header") from None
         except (ValueError, CardError) as exc:
-            raise RecordError(f"bad record headers: {exc}") from None
+            said = str(exc)  # names the bad value, which may be 256 characters long
+            raise RecordError("bad record headers: " + (
+                said if len(said) <= 120 else said[:117] + "...")) from None
 
     # -- replay -----------------------------------------------------------------
 

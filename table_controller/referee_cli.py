@@ -63,6 +63,10 @@ MAX_INPUT_CHARS = 64 * 2**20  # a whole evening of events is well under a megaby
 
 
 def _die(message: str) -> int:
+    # One line, of a readable length, whatever a file's content put in the message.
+    message = " ".join(str(message).split())
+    if len(message) > 300:
+        message = message[:297] + "..."
     print(f"briscola-table referee: {message}", file=sys.stderr)
     return 2
 
