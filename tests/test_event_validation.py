@@ -322,3 +322,11 @@ def test_the_standalone_dashboard_too_stays_where_its_store_is(tmp_path):
     store.append_event = real
     assert session.feed(events[5]).accepted
     store.close()
+
+
+def test_a_long_bad_card_code_is_named_short():
+    # Found by the fuzz: 256 characters, each shown as \U000xxxxx, made a 400-character
+    # message on the phone.
+    decision = Referee().feed_json({"type": "play", "seat": 0,
+                                    "card": "0" * 200 + "\U0002ebe1" * 50})
+    assert not decision.accepted and len(decision.violation.message) < 120
