@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 
-def _short(value: object, limit: int = 24) -> str:
+def short_repr(value: object, limit: int = 24) -> str:
     """A value as a message shows it: its repr, cut (a bad card code may be anything)."""
     try:
         text = repr(value)
@@ -115,11 +115,11 @@ class Card:
         except (KeyError, TypeError):
             pass
         if not isinstance(code, str):
-            raise CardError(f"card code must be a string like '3c', not {_short(code)}")
+            raise CardError(f"card code must be a string like '3c', not {short_repr(code)}")
         m = _CODE.match(code)
         if not m:
             raise CardError(
-                f"invalid card code {_short(code)}: expected rank 1-10 then suit d, c, s or b "
+                f"invalid card code {short_repr(code)}: expected rank 1-10 then suit d, c, s or b "
                 "(e.g. '1d', '3c', '10s')")
         return cls._all[f"{int(m.group(1))}{m.group(2).lower()}"]
 
@@ -137,17 +137,17 @@ class Card:
         """
         t = text.strip().lower()
         if len(t) < 2:
-            raise CardError(f"invalid French card {_short(text)}")
+            raise CardError(f"invalid French card {short_repr(text)}")
         rank_s, suit_s = t[:-1], t[-1]
         if suit_s not in _FRENCH_SUIT_LETTER:
-            raise CardError(f"invalid French suit in {_short(text)}: expected D, H, S or C")
+            raise CardError(f"invalid French suit in {short_repr(text)}: expected D, H, S or C")
         if rank_s in _FRENCH_RANK:
             rank = _FRENCH_RANK[rank_s]
         elif rank_s.isdigit() and 2 <= int(rank_s) <= 7:
             rank = int(rank_s)
         else:
             raise CardError(
-                f"invalid French rank in {_short(text)}: a 40-card deck has A, 2-7, J, Q, K")
+                f"invalid French rank in {short_repr(text)}: a 40-card deck has A, 2-7, J, Q, K")
         return cls.parse(f"{rank}{_FRENCH_SUIT_LETTER[suit_s].value}")
 
     @property

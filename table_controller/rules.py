@@ -8,7 +8,14 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from table_controller.cards import ALL_CARDS, DEFAULT_REMOVED, Card, CardError, deck_for
+from table_controller.cards import (
+    ALL_CARDS,
+    DEFAULT_REMOVED,
+    Card,
+    CardError,
+    deck_for,
+    short_repr,
+)
 
 
 class Variant(enum.StrEnum):
@@ -25,7 +32,8 @@ class Variant(enum.StrEnum):
             return cls(str(name).strip().lower())
         except ValueError:
             known = ", ".join(v.value for v in cls)
-            raise ValueError(f"unknown variant {name!r}: known variants are {known}") from None
+            raise ValueError(f"unknown variant {short_repr(name)}: known variants are "
+                             f"{known}") from None
 
 
 class Direction(enum.StrEnum):
@@ -41,7 +49,7 @@ class Direction(enum.StrEnum):
             return cls.COUNTERCLOCKWISE
         if t in ("cw", "clockwise", "orario"):
             return cls.CLOCKWISE
-        raise ValueError(f"unknown play direction {text!r}: use 'ccw' or 'cw'")
+        raise ValueError(f"unknown play direction {short_repr(text)}: use 'ccw' or 'cw'")
 
     def place_of(self, seat: int, players: int) -> int:
         """The physical place (numbered counter-clockwise round the mat) of ``seat``."""

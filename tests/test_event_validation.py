@@ -330,3 +330,9 @@ def test_a_long_bad_card_code_is_named_short():
     decision = Referee().feed_json({"type": "play", "seat": 0,
                                     "card": "0" * 200 + "\U0002ebe1" * 50})
     assert not decision.accepted and len(decision.violation.message) < 120
+
+
+def test_a_long_unknown_variant_is_named_short():
+    decision = Referee().feed_json({"type": "hand", "players": 2,
+                                    "variants": ["\U0002ebe1" * 250]})
+    assert not decision.accepted and len(decision.violation.message) < 160
