@@ -51,6 +51,7 @@ def run_demo(players: int = 2, delay: float = 0.3, image: Path | None = None,
     from .display import ImageDisplay
     from .gpio import GpioIndicators, make_pin_factory
     from .indicators import Indicators
+    from .screen import player_labels, seat_label
 
     factory = make_pin_factory("auto")  # gpiozero's mock off a Pi, the real pins on one
     config = IndicatorsConfig.recommended()
@@ -75,11 +76,13 @@ def run_demo(players: int = 2, delay: float = 0.3, image: Path | None = None,
             ind.apply(decision, ref.hand)
             leds = "".join("T" if led.value else "." for led in gpio.turn_leds[:players])
             wins = "".join("W" if led.value else "." for led in gpio.winner_leds[:players])
-            what = (f"REFUSED {decision.violation.kind}: {decision.violation.message}"
+            what = (f"REFUSED {decision.violation.kind}: "
+                    f"{player_labels(decision.violation.message)}"
                     if not decision.accepted else
                     f"trick to P{decision.trick_winner + 1}" if decision.trick_winner is not None
                     else "ok")
-            out(f"{event.get('type'):5} {event.get('seat', ''):>2} {event.get('card', ''):>4}"
+            seat = seat_label(event["seat"]) if "seat" in event else ""
+            out(f"{event.get('type'):5} {seat:>2} {event.get('card', ''):>4}"
                 f"  turn[{leds}] won[{wins}]  {what}")
             if ind.link is not None:
                 ind.link.wait_synced(1.0)
@@ -94,10 +97,14 @@ def run_demo(players: int = 2, delay: float = 0.3, image: Path | None = None,
             except StopIteration:
                 break
         result = ref.hand.outcome()
-        out(f"hand over: {result.result}, points {result.points}, winners {result.winners}")
+        points = ", ".join(f"{seat_label(s)} {p}" for s, p in enumerate(result.points))
+        who = " and ".join(seat_label(s) for s in result.winners)
+        out(f"hand over: {points}; " + (f"{who} win{'s' * (len(result.winners) == 1)}"
+                                        if result.winners else "a tie"))
         if emu is not None:
-            out(f"board state digest {emu.state()['digest']}, link stats "
-                f"{ {k: v for k, v in ind.link.stats.as_dict().items() if v} }")
+            stats = ", ".join(f"{k.replace('_', ' ')} {v}"
+                              for k, v in ind.link.stats.as_dict().items() if v)
+            out(f"board state digest {emu.state()['digest']}; link: {stats or 'quiet'}")
     finally:
         ind.close()
         if emu is not None:

@@ -553,6 +553,9 @@ class BetweenHands:
                                    "the phones (Ctrl-C stops)")
             if self.stop.wait(min(1.0, left - math.floor(left) or 1.0)):
                 break
+            run_commands = getattr(self.report.controller, "run_commands", None)
+            if run_commands is not None:  # the phones' commands are answered meanwhile
+                run_commands()
         return time.monotonic() - t0
 
 

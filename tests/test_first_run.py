@@ -433,3 +433,12 @@ def test_the_terminal_groups_teams_and_makes_the_verb_agree():
         "  teams: Ada and Carla 56, Bruno and Dario 64",
         "  standing: Ada 0 hands, Bruno 1 hand, Carla 0 hands, Dario 1 hand",
     ]
+
+
+def test_indicators_demo_prints_words_not_python_values(tmp_path, capsys):
+    assert main(["indicators-demo", "--no-emulator", "--delay", "0", "--image",
+                 str(tmp_path / "t.png")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^hand over: P1 \d+, P2 \d+; (P[12] wins|a tie)$", out, re.M), out
+    assert "REFUSED out_of_turn: P" in out
+    assert not re.search(r"\bseat \d|\(\d+,|\{", out)  # no 0-based seat, tuple or dict
