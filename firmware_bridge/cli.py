@@ -7,6 +7,26 @@ import sys
 from pathlib import Path
 
 
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a number") from None
+    if not 0 <= value <= 1:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text[:20]} is not a probability 0-1")
+    return value
+
+
+def _scale(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a whole number") from None
+    if not 1 <= value <= 16:
+        raise argparse.ArgumentTypeError(f"{value} is not 1-16")
+    return value
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "emulator", help="run the table board's firmware on a pseudo-terminal",
@@ -16,8 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(default: a temporary one)")
     p.add_argument("--pace", type=int, default=0, metavar="BAUD",
                    help="simulate the wire time of this baud rate (default: none)")
-    p.add_argument("--flip", type=float, default=0.0, help="bit-flip probability per byte")
-    p.add_argument("--drop", type=float, default=0.0, help="drop probability per byte")
+    p.add_argument("--flip", type=_probability, default=0.0,
+                   help="bit-flip probability per byte, 0-1")
+    p.add_argument("--drop", type=_probability, default=0.0,
+                   help="drop probability per byte, 0-1")
     p.set_defaults(handler=run_emulator)
 
     p = sub.add_parser(
@@ -26,7 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "(and to the board, with --port).")
     p.add_argument("--out", type=Path, default=Path("out/display"), metavar="DIR",
                    help="folder for the PNGs (default out/display)")
-    p.add_argument("--scale", type=int, default=4, help="pixel size in the PNGs (default 4)")
+    p.add_argument("--scale", type=_scale, default=4,
+                   help="pixel size in the PNGs, 1-16 (default 4)")
     p.add_argument("--port", help="also show each one on the board at this serial port")
     p.set_defaults(handler=run_display_test)
 
@@ -52,7 +75,7 @@ def run_emulator(args: argparse.Namespace) -> int:
     try:
         emu = Emulator(args.link, flip=args.flip, drop=args.drop, pace_baud=args.pace).start()
     except BuildError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"briscola-table emulator: {exc}", file=sys.stderr)
         return 1
     print(f"board emulator on {emu.port} -> {emu.pty}", flush=True)
 

@@ -60,6 +60,9 @@ BAD_INPUTS = [
     (["dashboard", "--port", "70000"], "dashboard", "70000"),
     (["run", "--port", "-1"], "run", "-1"),
     (["demo", "--fault", "nope"], "demo", "nope"),
+    (["demo", "--pause", "-3"], "demo", "-3"),
+    (["emulator", "--flip", "2"], "emulator", "0-1"),
+    (["display-test", "--scale", "-1", "--out", "dt"], "display-test", "1-16"),
 ]
 
 
