@@ -648,3 +648,23 @@ def test_the_pin_change_form_is_held_to_the_same_limits(app, hashes):
     r = client.post("/setup/pin", data=dict(form, current=PIN))
     assert r.status_code == 429 and len(hashes) == PER_CLIENT.free
     assert app.extensions["pin"].check(PIN, "10.0.0.2")  # unchanged
+
+
+def test_a_store_damaged_while_the_table_runs_is_a_503_with_a_line_not_a_500(app, monkeypatch):
+    """A page or an API call that reads a row damaged on disk says the store is
+    damaged (503, one line), and logs it; it never gives a 500 and a traceback."""
+    import sqlite3
+
+    from web_dashboard.app import store_of
+
+    def damaged(*args, **kwargs):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(store_of(app), "matches", damaged)
+    client = app.test_client()
+    page = client.get("/history/", headers={"Accept-Language": "en"})
+    assert page.status_code == 503
+    assert "store is damaged" in page.get_data(as_text=True)
+    api = client.get("/api/v1/matches")
+    assert api.status_code == 503
+    assert api.get_json() == {"error": "the table's store is damaged: restart the table"}

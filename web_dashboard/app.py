@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, g, jsonify, render_template, request
 from werkzeug.routing import IntegerConverter
 
-from table_controller.store import Store
+from table_controller.store import Store, StoreDamaged
 from web_dashboard.i18n import LANGUAGES, pick_language, translate
 from web_dashboard.live import LiveTable
 from web_dashboard.security import PinGuard, add_security_headers, csrf_token, unlocked
@@ -126,6 +127,16 @@ def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = Non
     @app.errorhandler(413)
     def _too_large(exc):
         return jsonify(error="request body too large"), 413
+
+    @app.errorhandler(StoreDamaged)
+    @app.errorhandler(sqlite3.DatabaseError)
+    def _store_damaged(exc):
+        # A page touching a row damaged while the table runs: say so, never a 500.
+        app.logger.error("store damaged: %s", exc)
+        if request.path.startswith("/api/"):
+            return jsonify(error="the table's store is damaged: restart the table"), 503
+        return render_template("error.html", message=translate(g.get("lang", "it"),
+                                                                 "store_damaged")), 503
 
     return app
 
