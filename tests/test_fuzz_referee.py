@@ -199,7 +199,7 @@ def test_fuzzed_event_files_and_records_never_crash_or_hang():
     seen = []
     path = WORK / "case.txt"
 
-    @settings(FUZZ, max_examples=700)
+    @settings(FUZZ, max_examples=1000)
     @given(files, st.sampled_from([(), ("--json",), ("--record-out", str(WORK / "o.bgn"))]))
     def case(text, extra):
         seen.append(1)
@@ -213,7 +213,7 @@ def test_fuzzed_event_files_and_records_never_crash_or_hang():
             (WORK / "o.bgn").unlink()
 
     case()
-    assert len(seen) >= 700
+    assert len(seen) >= 1000  # the issue: at least 1,000 generated files in CI
 
 
 def test_fuzzed_events_are_refused_whole_or_stored_and_read_back_identical():
