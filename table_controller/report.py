@@ -77,13 +77,21 @@ def match_report(referee: Referee) -> dict[str, Any]:
     return doc
 
 
-def _seat(seat: int, names: list[str] | None) -> str:
+def _seat(seat: int, names: list[str] | None, label: bool = True) -> str:
     if names and seat < len(names) and names[seat]:
         name = names[seat]
         if not name.isprintable():  # a record's name with a newline or an escape code:
             name = name.encode("unicode_escape").decode("ascii")  # one line, no ANSI
-        return f"{name} (seat {seat})"
-    return f"seat {seat}"
+        return f"{name} (P{seat + 1})" if label else name
+    return f"P{seat + 1}"  # people count seats from 1, as the table's labels do
+
+
+def _said(message: str) -> str:
+    """A referee message with its seats as people read them: "P2 played 7c but it is
+    P1's turn" (the JSON keeps the referee's own 0-based wording and fields)."""
+    from firmware_bridge.screen import player_labels
+
+    return player_labels(message)
 
 
 def text_report(doc: dict[str, Any], names: list[str] | None = None) -> str:
@@ -100,7 +108,8 @@ def text_report(doc: dict[str, Any], names: list[str] | None = None) -> str:
             head += f", variants {' '.join(h['variants'])}"
         out.append(head)
         for n, t in enumerate(h["tricks"], 1):
-            plays = ", ".join(f"{p['seat']}:{p['card']}" for p in t["plays"])
+            plays = ", ".join(f"{_seat(p['seat'], names, label=False)} {p['card']}"
+                              for p in t["plays"])
             out.append(f"  trick {n:2d}: {plays}  -> {_seat(t['winner'], names)} "
                        f"+{t['points']}")
         for s in h["swaps"]:
@@ -111,11 +120,12 @@ def text_report(doc: dict[str, Any], names: list[str] | None = None) -> str:
         pts = ", ".join(f"{_seat(s, names)} {p}" for s, p in enumerate(h["points"]))
         out.append(f"  points: {pts}")
         if h["team_points"] is not None:
-            teams = "  vs  ".join("+".join(map(str, t)) + f" {p}"
+            teams = "  vs  ".join("+".join(f"P{s + 1}" for s in t) + f" {p}"
                                   for t, p in zip(h["teams"], h["team_points"], strict=True))
             out.append(f"  teams: {teams}")
         if not h["complete"]:
-            out.append(f"  unfinished: {len(h['tricks'])} tricks played")
+            n = len(h["tricks"])
+            out.append(f"  unfinished: {n} trick{'' if n == 1 else 's'} played")
         elif h["outcome"] == "tie":
             out.append("  result: a tie, the hand counts for nobody")
         else:
@@ -123,10 +133,10 @@ def text_report(doc: dict[str, Any], names: list[str] | None = None) -> str:
             out.append(f"  result: {who} win{'s' if len(h['winners']) == 1 else ''}")
         for n in h.get("notes", ()):
             where = f"line {n['line']}: " if n["line"] is not None else ""
-            out.append(f"  note {where}{n['kind']}: {n['message']}")
+            out.append(f"  note {where}{n['kind']}: {_said(n['message'])}")
         for v in h["violations"]:
             where = f"line {v['line']}: " if v["line"] is not None else ""
-            out.append(f"  violation {where}{v['kind']}: {v['message']}")
+            out.append(f"  violation {where}{v['kind']}: {_said(v['message'])}")
     m = doc["match"]
     standing = "-".join(map(str, m["hands_won"]))
     line = f"Match: hands won {standing}"
@@ -134,5 +144,5 @@ def text_report(doc: dict[str, Any], names: list[str] | None = None) -> str:
         line += f"; the match goes to {' and '.join(_seat(s, names) for s in m['winners'])}"
     out.append(line)
     for v in doc.get("violations", []):
-        out.append(f"violation line {v['line']}: {v['kind']}: {v['message']}")
+        out.append(f"violation line {v['line']}: {v['kind']}: {_said(v['message'])}")
     return "\n".join(out)

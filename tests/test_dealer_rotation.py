@@ -166,7 +166,7 @@ def test_cli_json_and_text_carry_the_note(tmp_path, capsys):
     assert doc["hands"][1]["complete"] and doc["hands"][1]["violations"] == []
     assert main(["referee", "--events", str(f)]) == 0
     out = capsys.readouterr().out
-    assert f"note line {len(lines) + 1}: dealer_out_of_rotation: seat 1 deals" in out
+    assert f"note line {len(lines) + 1}: dealer_out_of_rotation: P2 deals" in out
     assert text_report(match_report(Referee())) == "Match: hands won 0-0"
 
 

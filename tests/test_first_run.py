@@ -445,3 +445,22 @@ def test_indicators_demo_prints_words_not_python_values(tmp_path, capsys):
     assert re.search(r"^hand over: P1 \d+, P2 \d+; (P[12] wins|a tie)$", out, re.M), out
     assert "REFUSED out_of_turn: P" in out
     assert not re.search(r"\bseat \d|\(\d+,|\{", out)  # no 0-based seat, tuple or dict
+
+
+def test_the_readable_referee_account_counts_seats_from_1(tmp_path, capsys):
+    events = tmp_path / "e.jsonl"
+    events.write_text('{"type":"hand","players":2,"dealer":1}\n{"type":"trump","card":"5s"}\n'
+                      '{"type":"play","seat":1,"card":"3c"}\n'
+                      '{"type":"play","seat":0,"card":"9b"}\n'
+                      '{"type":"play","seat":1,"card":"7b"}\n')
+    assert main(["referee", "--events", str(events)]) == 0
+    out = capsys.readouterr().out
+    assert "violation line 3: out_of_turn: P2 played 3c but it is P1's turn" in out
+    assert "trick  1: P1 9b, P2 7b  -> P1 +3" in out and "unfinished: 1 trick played" in out
+    assert main(["referee", "--events", str(events), "--names", "Tu,Ada"]) == 0
+    named = capsys.readouterr().out
+    assert "trick  1: Tu 9b, Ada 7b  -> Tu (P1) +3" in named
+    assert not re.search(r"\bseat \d|\b\d:\d+[dcsb]\b", out + named)
+    assert main(["referee", "--events", str(events), "--json"]) == 0
+    doc = capsys.readouterr().out
+    assert '"seat": 1' in doc and "seat 1 played 3c" in doc  # the JSON contract is 0-based

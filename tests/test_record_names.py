@@ -101,7 +101,7 @@ def test_the_text_account_shows_such_names_on_one_line_without_terminal_codes(tm
                     encoding="utf-8")
     assert main(["referee", "--events", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "\x1b" not in out and "Ada\\nBis (seat 0)" in out and "\\x1b[2Jx (seat 1)" in out
+    assert "\x1b" not in out and "Ada\\nBis (P1)" in out and "\\x1b[2Jx (P2)" in out
 
 
 def test_names_given_on_the_command_line_are_checked_in_one_line(tmp_path, capsys):

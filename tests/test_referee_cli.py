@@ -48,7 +48,7 @@ def test_readable_account(capsys):
     code, out, _ = run(capsys, "referee", "--events", str(EXAMPLES / "hand-2p.bgn"),
                        "--names", "Tu,Ada")
     assert code == 0
-    assert "trick 20" in out and "Tu (seat 0) 63" in out and "Tu (seat 0) wins" in out
+    assert "trick 20" in out and "Tu (P1) 63" in out and "Tu (P1) wins" in out
 
 
 def test_match_option_declares_the_winner(capsys, tmp_path):
