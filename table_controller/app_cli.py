@@ -650,6 +650,8 @@ def run(args: argparse.Namespace) -> int:
             port=args.port if args.port is not None else d.port))
     from table_controller.store import StoreError
 
+    stop = threading.Event()
+    _stop_on_signals(stop)  # from the start: a Ctrl-C while it starts still closes it
     try:
         db = store_path(config)
         table = build_table(config, db_path=db,
@@ -673,8 +675,6 @@ def run(args: argparse.Namespace) -> int:
         controller.submit({"type": "hand", "players": config.table.players,
                            "dealer": referee.first_dealer,
                            "variants": sorted(v.value for v in config.table.variants)})
-    stop = threading.Event()
-    _stop_on_signals(stop)
     source = config.camera.source
     where = str(args.config) if args.config else "a configuration file (--config)"
     hint = (f"check its cable, or set [camera] source in {where} (a camera index, a video "
