@@ -35,7 +35,8 @@ def test_set_pin_from_the_terminal(tmp_path, monkeypatch, capsys):
 
 
 def test_bad_database_path_is_reported(tmp_path, capsys):
-    assert main(["dashboard", "--db", str(tmp_path / "no" / "such" / "dir.sqlite3")]) == 2
+    assert main(["dashboard", "--port", "0", "--db",
+                 str(tmp_path / "no" / "such" / "dir.sqlite3")]) == 2
     assert "cannot open" in capsys.readouterr().err
 
 
@@ -64,3 +65,24 @@ def test_the_command_line_starts_without_importing_flask():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_service_stop_closes_the_store_and_checkpoints_the_wal(tmp_path):
+    """systemd stops the dashboard with SIGTERM: it closes as Ctrl-C does, the WAL
+    folded into the main file (a copy of the .db alone then holds everything)."""
+    db = tmp_path / "run.sqlite3"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "table_controller", "dashboard", "--host", "127.0.0.1",
+         "--port", "0", "--no-mdns", "--db", str(db)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = proc.stdout.readline()
+        port = line.split(" on ", 1)[1].split()[0].rsplit(":", 1)[1].rstrip("/")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/table", timeout=5):
+            pass
+    finally:
+        proc.terminate()
+        code = proc.wait(10)
+    assert code == 0
+    wal = db.with_name(db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import signal
 import sys
 from pathlib import Path
 
@@ -135,6 +136,10 @@ def run(args: argparse.Namespace) -> int:
         from table_controller.app_cli import _terminal_qr
 
         _terminal_qr(shown)
+    def _stop(*_):  # a service stop (SIGTERM) closes the store as Ctrl-C does
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
