@@ -121,7 +121,14 @@ def run(args: argparse.Namespace) -> int:
         items, names = read_events(text)
     except RecordError as exc:
         return _die(f"{args.events}: {exc}")
+    if not items:
+        return _die(f"{args.events} holds no events: an empty file")
     referee_items(referee, items)
+    if not referee.hands:  # every line refused: nothing was refereed, nothing to write
+        first = referee.violations[0] if referee.violations else None
+        why = f" (line {first.line}: {first.message})" if first is not None else ""
+        return _die(f"{args.events}: no hand could be started from its {len(items)} "
+                    f"event{'s' * (len(items) != 1)}{why}")
     given = len(args.names.split(",")) if args.names else 0
     players = referee.hands[0].players if referee.hands else args.players
     if given and given != players:  # said before any account is printed or written

@@ -110,3 +110,22 @@ def test_console_script_runs_from_the_installed_package():
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["hands"][0]["points"] == [63, 57]
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    ("", "holds no events: an empty file"),
+    ("\n\n", "holds no events: an empty file"),
+    ("garbage\nnot json either\n", "no hand could be started from its 2 events (line 1:"),
+])
+def test_a_file_with_nothing_to_referee_is_one_line_and_writes_no_record(
+        capsys, tmp_path, content, said):
+    """Not "Match: hands won 0-0" and an empty record: the file held nothing to referee."""
+    events = tmp_path / "garbage.txt"
+    events.write_text(content)
+    out_file = tmp_path / "r2.bgn"
+    code, out, err = run(capsys, "referee", "--events", str(events), "--record-out",
+                         str(out_file))
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and said in err and err.startswith("briscola-table referee:")
+    assert not out_file.exists()
