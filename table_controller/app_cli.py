@@ -626,7 +626,7 @@ def _final_account(controller: Any, sim: Any, names: list[str], elapsed: float) 
     agree = [h.points == bot.points for h, bot in zip(ref.hands, sim.hands, strict=False)]
     ok = len(ref.hands) == len(sim.hands) and all(agree)
     print(f"The referee {'agrees' if ok else 'DISAGREES'} with the simulator's ground truth "
-          f"({sum(agree)} of {len(sim.hands)} hands).")
+          f"({sum(agree)} of {plural(len(sim.hands), 'hand')}).")
     return ok
 
 

@@ -245,7 +245,7 @@ def test_demo_with_five_or_six_players_agrees_with_the_truth(capsys, players):
                  "--seed", "2", "--no-emulator", "--quit"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "agrees with the simulator's ground truth (1 of 1 hands)" in out
+    assert "agrees with the simulator's ground truth (1 of 1 hand)" in out
     last = {5: "trick  8:", 6: "trick  6:"}[players]
     assert last in out and "The match goes to" in out
     if players == 5:
