@@ -434,11 +434,18 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     from vision.card_net import quad_inside, quad_iou
 
     found, weak = net.find_at(image, [net.threshold, WEAK_HEAT])
+    known: dict[int, bool] = {}  # each outline's cleanness, measured once
+
+    def clean(e: Quad) -> bool:
+        if id(e) not in known:
+            known[id(e)] = _clean(image, e)
+        return known[id(e)]
+
     # A mask blob where the network sees not even a faint card is cloth: a check, a
     # fold, a sheet of paper (the masks' false reports on patterned cloth).
     exact = [e for e in exact if any(cv2.pointPolygonTest(
         e.corners.reshape(-1, 1, 2), tuple(float(v) for v in c.corners.mean(0)), False) > 0
-        for c in weak) or _clean(image, e)]
+        for c in weak) or clean(e)]
     corners = [c.corners for c in found]
     if refiner is not None:
         corners = refiner.refine(image, corners)
@@ -451,7 +458,7 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     for e in exact:
         k = max(range(len(learned)), key=lambda i: quad_iou(e.corners, learned[i].corners),
                 default=None)
-        if k is None or k in taken or _clean(image, e):
+        if k is None or k in taken or clean(e):
             continue  # (an outline that steps to the table all round is the card's own)
         twin = learned[k]
         iou = quad_iou(e.corners, twin.corners)
@@ -468,13 +475,14 @@ def find_cards(image: np.ndarray) -> list[Quad]:
         if better:
             e.corners = theirs
             e.area = abs(cv2.contourArea(theirs.astype(np.float32)))
+            known.pop(id(e), None)  # a new outline, to be measured again
             taken.add(k)  # one outline for one card
     # A blob inside a card is part of it; a blob over two cards is both merged, unless
     # it is a clean card outline (then the two are panels of one figure, seen as cards).
     exact = [e for e in exact if not any(
         quad_inside(e.corners, n.corners) > 0.7 and e.area < 0.6 * n.area
         and quad_iou(e.corners, n.corners) < 0.5 for n in learned)
-        and not (_spans_two(e, learned) and not _clean(image, e))]
+        and not (_spans_two(e, learned) and not clean(e))]
     extra = [n for n in learned if all(
         quad_iou(n.corners, e.corners) < 0.3 and quad_inside(n.corners, e.corners) < 0.5
         and quad_inside(e.corners, n.corners) < 0.7 for e in exact)]
