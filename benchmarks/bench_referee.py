@@ -14,9 +14,9 @@ import random
 import statistics
 import time
 
-from table_controller.referee import Referee
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 
 
 def main() -> None:

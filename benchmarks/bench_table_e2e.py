@@ -201,7 +201,7 @@ def run_config(players: int, variants: tuple[str, ...], hands: int, seed: int, o
     from firmware_bridge.config import IndicatorsConfig
     from firmware_bridge.indicators import Indicators
     from table_controller.controller import Controller, IndicatorsOutput
-    from table_controller.referee import Referee
+    from table_controller.engine.referee import Referee
     from vision.observer import seat_zones_for, table_eyes
     from vision.simtable import SimulatedTable
     from vision.tracker import Tracker

@@ -31,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from table_controller.cards import ALL_CARDS  # noqa: E402
+from table_controller.engine.cards import ALL_CARDS  # noqa: E402
 from vision.augment import random_texture  # noqa: E402
 from vision.calibration import Calibrator  # noqa: E402
 from vision.deck_art import card_mm  # noqa: E402

@@ -19,7 +19,7 @@ def scripted_hand(players: int = 2, seed: int = 1,
                   mistakes: dict[int, str] | None = None) -> Iterator[dict[str, Any]]:
     """Events of a legal hand (with mistakes before the given play numbers); the
     turn comes from ``send`` (the referee's decision), so use ``.send(turn)``."""
-    from table_controller.cards import deck_for
+    from table_controller.engine.cards import deck_for
 
     mistakes = {3: "out_of_turn", 7: "duplicate_card"} if mistakes is None else mistakes
     rng = random.Random(seed)
@@ -45,7 +45,7 @@ def scripted_hand(players: int = 2, seed: int = 1,
 
 def run_demo(players: int = 2, delay: float = 0.3, image: Path | None = None,
              emulator: bool = True, out=print) -> int:
-    from table_controller.referee import Referee
+    from table_controller.engine.referee import Referee
 
     from .config import IndicatorsConfig
     from .display import ImageDisplay

@@ -193,7 +193,7 @@ class Indicators:
         suit = getattr(card_or_suit, "suit", card_or_suit)
         suit = getattr(suit, "value", suit)
         if isinstance(suit, str) and len(suit) > 1:
-            from table_controller.cards import Card  # a code such as "5s"
+            from table_controller.engine.cards import Card  # a code such as "5s"
             try:
                 card = Card.parse(suit)
             except ValueError as exc:

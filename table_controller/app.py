@@ -20,8 +20,8 @@ from typing import Any
 from table_controller.buttons import attach as attach_buttons
 from table_controller.config import Config
 from table_controller.controller import Controller, HubOutput, IndicatorsOutput
-from table_controller.referee import Referee
-from table_controller.rules import draw_first_dealer
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import draw_first_dealer
 
 log = logging.getLogger(__name__)
 

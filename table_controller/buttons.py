@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from table_controller.cards import Card
+from table_controller.engine.cards import Card
 
 ALTERNATIVES = 4  # cards offered for a misread one
 IDLE_S = 30.0  # a correction left this long without a press is abandoned

@@ -51,7 +51,7 @@ from typing import Any
 
 from firmware_bridge.config import ConfigError as IndicatorsConfigError
 from firmware_bridge.config import IndicatorsConfig
-from table_controller.rules import Direction, Variant
+from table_controller.engine.rules import Direction, Variant
 
 LANGUAGES = ("it", "en", "fr")
 MAT_SIZES = ("A3", "A2")

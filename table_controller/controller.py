@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from table_controller.referee import Decision, Referee
+from table_controller.engine.referee import Decision, Referee
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 import pytest
 
-from table_controller.cards import ALL_CARDS, Card, CardError, Suit, deck_for, parse_cards
+from table_controller.engine.cards import ALL_CARDS, Card, CardError, Suit, deck_for, parse_cards
 
 
 def test_codes_round_trip_for_all_40_cards():

@@ -10,8 +10,8 @@ import time
 from test_dashboard_leak import StreamReader, boot_json, walk
 from werkzeug.serving import make_server
 
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from web_dashboard import create_app, hub_of
 
 SIDE_KEYS = {"partner", "teams", "team_points"}  # what would tell the caller's side

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from table_controller.config import Config, ConfigError, config_from_dict, load_config
-from table_controller.rules import Direction, Variant
+from table_controller.engine.rules import Direction, Variant
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "table.toml"
 

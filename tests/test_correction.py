@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from table_controller.cards import Card
-from table_controller.events import (
+from table_controller.engine.cards import Card
+from table_controller.engine.events import (
     Correct,
     IllegalEvent,
     Play,
@@ -13,11 +13,11 @@ from table_controller.events import (
     event_from_json,
     parse_token,
 )
-from table_controller.hand import Hand
-from table_controller.record import Record, parse_records
-from table_controller.referee import Referee
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand, trick_winner
+from table_controller.engine.hand import Hand
+from table_controller.engine.record import Record, parse_records
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand, trick_winner
 from table_controller.store import Store
 
 C = Card.parse

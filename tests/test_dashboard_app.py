@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.record import parse_records, replay_match
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.record import parse_records, replay_match
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from web_dashboard import create_app, hub_of, store_of
 
 PIN = "2468"

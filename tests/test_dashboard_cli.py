@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_the_subcommand_is_registered_with_its_options():
     args = build_parser().parse_args(["dashboard", "--host", "127.0.0.1", "--port", "8123",
                                       "--db", "x.sqlite3", "--no-mdns"])
-    assert args.handler.__module__ == "web_dashboard.cli"
+    assert args.handler.__module__ == "table_controller.cli.dashboard"
     assert (args.host, args.port, str(args.db), args.no_mdns) == ("127.0.0.1", 8123,
                                                                   "x.sqlite3", True)
 

@@ -25,8 +25,8 @@ from test_dashboard_leak import StreamReader, assert_hidden, boot_json, table_ca
 from test_dashboard_reconnect import frames_of, id_forms
 from werkzeug.serving import make_server
 
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from web_dashboard import create_app, hub_of
 
 PIN = "2468"

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from web_dashboard import create_app, hub_of
 
 CHROMIUM = os.environ.get("BRISCOLA_CHROMIUM", "/usr/bin/chromium")

@@ -16,8 +16,8 @@ import time
 import pytest
 from werkzeug.serving import make_server
 
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from web_dashboard import create_app, hub_of
 
 POINT_KEYS = {"points", "team_points", "running", "score", "pts"}

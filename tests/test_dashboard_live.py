@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from table_controller.referee import Referee
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from web_dashboard.live import LiveTable
 from web_dashboard.session import TableSession
 

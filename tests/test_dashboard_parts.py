@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.cards import ALL_CARDS
-from table_controller.events import ViolationKind
+from table_controller.engine.cards import ALL_CARDS
+from table_controller.engine.events import ViolationKind
 from web_dashboard import i18n
 from web_dashboard.announce import Announcer
 from web_dashboard.card_faces import back_svg, card_svg, enrolled_decks, enrolled_face

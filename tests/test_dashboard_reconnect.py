@@ -14,8 +14,8 @@ import random
 import pytest
 from test_dashboard_leak import assert_hidden, boot_json, card_codes, table_cards
 
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from web_dashboard import create_app, hub_of
 from web_dashboard.security import safe_next
 from web_dashboard.state import phone_view, table_state
@@ -144,7 +144,7 @@ def test_reconnecting_with_any_last_event_id_replays_nothing_of_the_past(app, pl
 def test_phone_view_is_the_one_gate_of_what_a_phone_sees():
     """Whatever a caller puts in a snapshot, only known keys pass; during a hand no
     points, no reveal and no card off the table (e.g. a corrected captured card)."""
-    from table_controller.referee import Referee
+    from table_controller.engine.referee import Referee
 
     referee = Referee(players=2)
     sim = play_hand(HandRules(2), 1, random.Random(5), style="sensible")

@@ -17,8 +17,8 @@ import pytest
 from test_dashboard_leak import table_cards
 
 import web_dashboard.security as security
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from table_controller.store import Store
 from web_dashboard import create_app, hub_of, store_of
 from web_dashboard.security import HASH_METHOD, PER_CLIENT, TABLE, PinGuard, Verdict

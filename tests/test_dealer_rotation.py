@@ -12,13 +12,13 @@ import random
 import pytest
 
 from firmware_bridge.screen import player_labels
-from table_controller.cards import Card
 from table_controller.cli import main
-from table_controller.events import HandStart, Play, Trump, event_to_json
-from table_controller.referee import NoteKind, Referee
-from table_controller.report import match_report, text_report
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.cards import Card
+from table_controller.engine.events import HandStart, Play, Trump, event_to_json
+from table_controller.engine.referee import NoteKind, Referee
+from table_controller.engine.report import match_report, text_report
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 
 C = Card.parse
 

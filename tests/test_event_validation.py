@@ -10,15 +10,15 @@ import pytest
 
 from table_controller.cli import main
 from table_controller.controller import Controller
-from table_controller.events import (
+from table_controller.engine.events import (
     MAX_DEPTH,
     EventError,
     decode_event,
     event_from_json,
 )
-from table_controller.referee import Referee
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from table_controller.store import Store
 
 
@@ -336,3 +336,18 @@ def test_a_long_unknown_variant_is_named_short():
     decision = Referee().feed_json({"type": "hand", "players": 2,
                                     "variants": ["\U0002ebe1" * 250]})
     assert not decision.accepted and len(decision.violation.message) < 160
+
+
+def test_the_size_bound_holds_for_the_stored_form_of_any_event():
+    from table_controller.engine.events import MAX_EVENT_CHARS, event_text
+
+    # Non-ASCII text is stored as it is, so what was accepted reads back whole.
+    line = json.dumps({"type": "hand", "players": 2, "dealer": 1, "by": "è" * 250},
+                      ensure_ascii=False)
+    checked = decode_event(line)
+    assert decode_event(event_text(checked)) == checked
+    # A decoded object has no text to measure: its stored form is what is bounded.
+    big = {"type": "hand", **{f"k{i}": "x" * 200 for i in range(30)}}
+    assert len(event_text(big)) > MAX_EVENT_CHARS
+    with pytest.raises(EventError, match=f"at most {MAX_EVENT_CHARS} characters"):
+        decode_event(big)

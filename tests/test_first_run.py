@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.app_cli import TerminalReport, plural, routed_logs, store_path
 from table_controller.cli import build_parser, main
+from table_controller.cli.table import TerminalReport, plural, routed_logs, store_path
 from table_controller.config import Config, default_database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -186,7 +186,7 @@ class _Tty(io.StringIO):
 
 
 def _Referee():
-    from table_controller.referee import Referee
+    from table_controller.engine.referee import Referee
 
     ref = Referee(players=2, dealer=1)
     ref.feed_json('{"type": "hand", "players": 2, "dealer": 1}')
@@ -322,7 +322,7 @@ def test_backup_without_a_store_names_the_default_place(tmp_path):
 # -- words --------------------------------------------------------------------------------------
 
 def _decision(**fields):
-    from table_controller.referee import Decision
+    from table_controller.engine.referee import Decision
 
     d = Decision(None)
     for k, v in fields.items():
@@ -331,9 +331,9 @@ def _decision(**fields):
 
 
 def test_the_terminal_names_players_never_0_based_seats():
-    from table_controller.cards import Card
-    from table_controller.events import Play, ViolationKind
-    from table_controller.referee import Violation
+    from table_controller.engine.cards import Card
+    from table_controller.engine.events import Play, ViolationKind
+    from table_controller.engine.referee import Violation
 
     out = io.StringIO()
     controller = argparse.Namespace(referee=_Referee())
@@ -352,7 +352,7 @@ def test_the_terminal_names_players_never_0_based_seats():
 
 def test_english_counts_agree():
     assert [plural(n, "hand") for n in (0, 1, 2)] == ["0 hands", "1 hand", "2 hands"]
-    from table_controller.app_cli import joined
+    from table_controller.cli.table import joined
     assert joined(["Ada"]) == "Ada" and joined(["Ada", "Carla"]) == "Ada and Carla"
     assert joined(["A", "B", "C"]) == "A, B and C"
 
@@ -395,8 +395,8 @@ def test_the_display_speaks_one_language():
 
 def test_the_demo_pauses_between_hands_and_counts_down(capsys):
     from table_controller.app import paced
-    from table_controller.app_cli import BetweenHands
-    from table_controller.referee import Decision
+    from table_controller.cli.table import BetweenHands
+    from table_controller.engine.referee import Decision
 
     report = TerminalReport(argparse.Namespace(referee=_Referee()), ["Ada", "Bruno"])
     stop = threading.Event()

@@ -13,7 +13,7 @@ from firmware_bridge.display import read_png
 from firmware_bridge.emulator import Emulator, build, compiler
 from firmware_bridge.indicators import Indicators
 from firmware_bridge.screen import render
-from table_controller.referee import Referee
+from table_controller.engine.referee import Referee
 
 pytestmark = pytest.mark.skipif(compiler() is None, reason="gcc not installed: cannot build "
                                 "the firmware emulator")

@@ -12,8 +12,8 @@ from firmware_bridge.display import ImageDisplay
 from firmware_bridge.indicators import IndicatorError, Indicators
 from firmware_bridge.screen import render
 from firmware_bridge.table_state import OUTCOME_WIN
-from table_controller.cards import deck_for
-from table_controller.referee import Referee
+from table_controller.engine.cards import deck_for
+from table_controller.engine.referee import Referee
 
 SEATS = (17, 27, 22, 23)
 WINNERS = (5, 6, 13, 19)

@@ -19,13 +19,13 @@ from firmware_bridge.indicators import Indicators
 from firmware_bridge.link import BoardLink
 from firmware_bridge.screen import player_labels, render, seat_label
 from firmware_bridge.table_state import ERROR_KINDS, TableState
-from table_controller.referee import Referee
+from table_controller.engine.referee import Referee
 
 SEAT_NUMBER = re.compile(r"\bseats?(\(s\))? \d", re.IGNORECASE)
 
 
 @pytest.mark.parametrize(("message", "shown"), [
-    # the formats the referee writes (table_controller/hand.py, referee.py)
+    # the formats the referee writes (table_controller/engine/hand.py, referee.py)
     ("seat 1 played 3c but it is seat 0's turn", "P2 played 3c but it is P1's turn"),
     ("5s is in seat 2's hand, not seat 0's", "5s is in P3's hand, not P1's"),
     ("the match is over: won by seat(s) 0, 2", "the match is over: won by P1, P3"),

@@ -6,8 +6,8 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from table_controller.cards import ALL_CARDS
-from table_controller.events import (
+from table_controller.engine.cards import ALL_CARDS
+from table_controller.engine.events import (
     COLLECT,
     UNDO,
     Call,
@@ -16,10 +16,10 @@ from table_controller.events import (
     Swap,
     Trump,
 )
-from table_controller.record import Record, match_records, parse_records, replay_match
-from table_controller.referee import Referee
-from table_controller.rules import HandRules
-from table_controller.simulation import expected_winners, play_hand
+from table_controller.engine.record import Record, match_records, parse_records, replay_match
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import expected_winners, play_hand
 
 CONFIGS = [(2, ()), (2, ("swap7",)), (2, ("swap2",)), (2, ("swap7", "swap2")),
            (3, ()), (3, ("swap7", "swap2")), (4, ()), (4, ("swap7",)), (5, ()),

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.cards import Card
-from table_controller.events import Play
-from table_controller.record import (
+from table_controller.engine.cards import Card
+from table_controller.engine.events import Play
+from table_controller.engine.record import (
     Record,
     RecordError,
     dumps,
@@ -14,9 +14,9 @@ from table_controller.record import (
     parse_records,
     replay_match,
 )
-from table_controller.referee import Referee
-from table_controller.rules import HandRules
-from table_controller.simulation import play_match
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_match
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -7,16 +7,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from table_controller.cli import main
-from table_controller.record import (
+from table_controller.engine.record import (
     MAX_HEADER_VALUE,
     RecordError,
     dumps,
     match_records,
     parse_records,
 )
-from table_controller.referee import Referee
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 
 
 def a_refereed_hand(seed=1):

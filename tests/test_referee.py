@@ -2,8 +2,8 @@
 
 import pytest
 
-from table_controller.cards import Card
-from table_controller.events import (
+from table_controller.engine.cards import Card
+from table_controller.engine.events import (
     COLLECT,
     UNDO,
     Call,
@@ -14,9 +14,9 @@ from table_controller.events import (
     Trump,
     ViolationKind,
 )
-from table_controller.hand import Hand, Reason
-from table_controller.referee import Referee
-from table_controller.rules import HandRules
+from table_controller.engine.hand import Hand, Reason
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules
 
 C = Card.parse
 F = Card.from_french
@@ -146,7 +146,7 @@ def test_next_play_implies_collect(two_player):
 def full_hand_events(players=2, dealer=1, seed=3, variants=()):
     import random
 
-    from table_controller.simulation import play_hand
+    from table_controller.engine.simulation import play_hand
     return play_hand(HandRules(players, frozenset(variants)), dealer, random.Random(seed))
 
 
@@ -312,7 +312,7 @@ def test_chiamata_partner_revealed_and_bid():
 def test_chiamata_whole_hands_against_ground_truth():
     import random
 
-    from table_controller.simulation import expected_winners, play_hand
+    from table_controller.engine.simulation import expected_winners, play_hand
     rng = random.Random(5)
     for _ in range(30):
         sim = play_hand(HandRules(5), rng.randrange(5), rng)
@@ -337,7 +337,7 @@ def test_chiamata_caller_in_the_hand_event():
 def test_match_best_of_three_dealer_rotates_and_ties_count_for_nobody():
     import random
 
-    from table_controller.simulation import expected_winners, play_hand
+    from table_controller.engine.simulation import expected_winners, play_hand
     rng = random.Random(8)
     ref = Referee(players=2, match=3)
     dealer = 1
@@ -386,7 +386,7 @@ def test_hand_push_raises_value_error_subclass():
 
 
 def test_direction_maps_seats_to_places_and_back():
-    from table_controller.rules import Direction
+    from table_controller.engine.rules import Direction
     for direction in Direction:
         for n in range(2, 7):
             places = [direction.place_of(s, n) for s in range(n)]
@@ -401,7 +401,7 @@ def test_direction_maps_seats_to_places_and_back():
 def test_first_dealer_drawn_by_lot():
     import random
 
-    from table_controller.rules import draw_first_dealer
+    from table_controller.engine.rules import draw_first_dealer
     rng = random.Random(1)
     seen = {draw_first_dealer(4, rng) for _ in range(200)}
     assert seen == {0, 1, 2, 3}

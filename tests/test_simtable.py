@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from table_controller.referee import Referee
+from table_controller.engine.referee import Referee
 from vision.simtable import Fault, SimulatedTable
 
 

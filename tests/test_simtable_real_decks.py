@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from table_controller.controller import Controller
-from table_controller.referee import Referee
+from table_controller.engine.referee import Referee
 from vision.deck_folder import DeckFolderError, face_ratio, load_deck_faces
 from vision.observer import seat_zones_for, table_eyes
 from vision.simtable import SimulatedTable
@@ -79,7 +79,7 @@ def test_a_hand_drawn_with_a_real_deck_is_refereed_exactly(embedder, deck):
 # -- the deck folder loader (synthetic files: no real art needed) ------------------------
 
 def _write_deck(folder: Path, skip: tuple[str, ...] = ()) -> None:
-    from table_controller.cards import ALL_CARDS
+    from table_controller.engine.cards import ALL_CARDS
 
     for i, code in enumerate([str(c) for c in ALL_CARDS] + ["back"]):
         if code in skip:

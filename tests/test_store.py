@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from table_controller.referee import Referee
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from table_controller.store import SCHEMA_VERSION, Store, StoreError
 
 
@@ -215,8 +215,8 @@ def test_a_closed_store_says_so(tmp_path):
 
 CHILD = """
 import json, random, sys
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from table_controller.store import Store
 store = Store(sys.argv[1])
 info = store.new_match(2)

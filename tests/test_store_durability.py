@@ -14,8 +14,8 @@ import pytest
 
 from table_controller.cli import main
 from table_controller.controller import Controller
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from table_controller.store import Store, StoreDamaged, StoreError, open_store, set_aside
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -311,7 +311,7 @@ def test_every_command_refuses_a_damaged_store_in_one_line_without_a_traceback(
 def test_dashboard_reset_store_sets_the_damaged_file_aside(tmp_path, capsys, monkeypatch):
     path = tmp_path / "table.db"
     path.write_bytes(b"junk" * 300)
-    import web_dashboard.cli as dash
+    import table_controller.cli.dashboard as dash
 
     monkeypatch.setattr(dash, "_set_pin", lambda store: 0)  # stop before serving
     assert main(["dashboard", "--db", str(path), "--set-pin", "--reset-store"]) == 0

@@ -28,7 +28,7 @@ def play(sim: SimulatedTable, store: Store | None = None):
     length = None if opt.hands else opt.match  # a number of hands, or a match
     info = store.new_match(players=opt.players, variants=opt.variants, length=length,
                            first_dealer=opt.first_dealer) if store else None
-    from table_controller.referee import Referee
+    from table_controller.engine.referee import Referee
 
     referee = info.referee() if info else Referee(players=opt.players, variants=opt.variants,
                                                   match=length, dealer=opt.first_dealer)

@@ -10,7 +10,7 @@ import pytest
 
 from table_controller.config import ConfigError, config_from_dict
 from table_controller.controller import Controller
-from table_controller.referee import Referee
+from table_controller.engine.referee import Referee
 from vision.calibration import Calibrator
 from vision.mat import MAT_BGR, MatError, draw_mat, mat_layout, seats_for
 from vision.observer import TableObserver, seat_zones_for
@@ -329,8 +329,8 @@ def test_the_buttons_ask_no_auction_outside_chiamata():
 
 
 def test_the_eyes_may_name_a_played_card_elsewhere_but_the_rules_never_take_it_there():
-    from table_controller.cards import Card
-    from table_controller.events import HandStart, Play, Trump
+    from table_controller.engine.cards import Card
+    from table_controller.engine.events import HandStart, Play, Trump
 
     referee = Referee(players=4)
     for event in (HandStart(4, dealer=3), Trump(Card.parse("5s")), Play(0, Card.parse("4b"))):

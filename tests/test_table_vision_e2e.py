@@ -6,7 +6,7 @@ equal the simulator's ground truth; a staged fault must be reported right."""
 import pytest
 
 from table_controller.controller import Controller
-from table_controller.referee import Referee
+from table_controller.engine.referee import Referee
 from vision.embed import Embedder
 from vision.enroll import builtin_deck
 from vision.observer import seat_zones_for, table_eyes

@@ -1,6 +1,6 @@
 """The tracker's temporal logic on scripted frame observations, refereed for real."""
 
-from table_controller.referee import Referee
+from table_controller.engine.referee import Referee
 from vision.tracker import FrameObs, Tracker, ZoneObs
 
 SEATS = {0: "play0", 1: "play2"}
@@ -167,8 +167,8 @@ def test_event_time_is_the_settling_frame():
 def test_next_deal_after_the_last_trick_starts_a_hand():
     import random
 
-    from table_controller.rules import HandRules
-    from table_controller.simulation import play_hand
+    from table_controller.engine.rules import HandRules
+    from table_controller.engine.simulation import play_hand
 
     tb = Table()
     sim = play_hand(HandRules(2), 1, random.Random(2))

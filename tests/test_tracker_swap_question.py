@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from table_controller.controller import Controller
-from table_controller.referee import Referee
+from table_controller.engine.referee import Referee
 from vision.tracker import UNKNOWN, FrameObs, Tracker, ZoneObs
 
 SEATS = {0: "play0", 1: "play1"}

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from table_controller.cards import ALL_CARDS
 from table_controller.cli import main as cli_main
+from table_controller.engine.cards import ALL_CARDS
 from vision.deck import DeckFileError, EnrolledDeck
 from vision.deck_art import DeckStyle, render_deck
 from vision.enroll import EnrollmentError, enroll_directory, read_enrollment_dir
@@ -86,7 +86,7 @@ def test_deck_from_another_model_is_refused(tmp_path, faces):
 
 def test_guided_enrollment_asks_card_by_card_and_catches_repeats(faces):
     from vision.augment import random_texture
-    from vision.enroll import guided_enroll
+    from vision.guided import guided_enroll
 
     rng = np.random.default_rng(3)
     table = random_texture(rng, 480, 640)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from test_vision_recognize import _stock_laid
 
-from table_controller.cards import ALL_CARDS
+from table_controller.engine.cards import ALL_CARDS
 from vision.deck_folder import face_ratio, load_deck_faces
 from vision.embed import Embedder
 from vision.enroll import (

@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from table_controller.cards import ALL_CARDS
 from table_controller.cli import main as cli_main
+from table_controller.engine.cards import ALL_CARDS
 from vision.augment import random_texture
 from vision.deck_art import CARD_H_MM, CARD_W_MM, DeckStyle, render_deck
 from vision.detect import order_corners, warp_card

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from table_controller.cards import ALL_CARDS, Card
+from table_controller.engine.cards import ALL_CARDS, Card
 
 CARD_W_MM = 58.0
 CARD_H_MM = 89.0

@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from table_controller.cards import ALL_CARDS
+from table_controller.engine.cards import ALL_CARDS
 
 BACK = "back"
 FACE_EXTS = (".png", ".jpg", ".jpeg", ".webp")

@@ -16,12 +16,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from table_controller.cards import ALL_CARDS, Card, CardError
+from table_controller.engine.cards import ALL_CARDS, Card, CardError
 from vision.deck import BACK, EnrolledDeck, model_sha1
 from vision.deck_folder import on_white, with_outline
 from vision.detect import edge_support, find_cards_classical, refine_corners, warp_card
 from vision.embed import MODEL_PATH, PATCH_H, PATCH_W, Embedder
-from vision.guided import guided_enroll  # noqa: F401  (moved there; imported from here too)
 
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"}
 SCAN_EDGES = 0.004  # edge pixels around a card-shaped region that make a picture a face

@@ -35,7 +35,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from table_controller.cards import ALL_CARDS, Card, CardError
+from table_controller.engine.cards import ALL_CARDS, Card, CardError
 from vision.deck import BACK, EnrolledDeck
 from vision.detect import find_cards_classical, warp_card
 from vision.embed import Embedder

@@ -256,7 +256,7 @@ def _long_table(w: float, h: float, players: int
 
 def _labels(zones: dict[str, Zone], places: tuple[int, ...], piles: dict[int, str],
             players: int, direction: str) -> dict[str, str]:
-    from table_controller.rules import Direction
+    from table_controller.engine.rules import Direction
 
     d = Direction.parse(direction)
     # P1 is seat 0: the seat sitting at the i-th used place in the order of play.

@@ -445,7 +445,7 @@ def table_eyes(layout: MatLayout, recognizer: Recognizer, seat_zones: dict[int, 
 
 def seat_zones_for(players: int, direction: str = "ccw") -> dict[int, str]:
     """Seat (order of play) -> its play zone on the mat."""
-    from table_controller.rules import Direction
+    from table_controller.engine.rules import Direction
     from vision.mat import seats_for
 
     places = seats_for(players)

@@ -1,6 +1,6 @@
 """The simulated table: a whole match played by bots on the mat, filmed frame by frame.
 
-Bots (``table_controller.simulation``) play real shuffled hands; this module
+Bots (``table_controller.engine.simulation``) play real shuffled hands; this module
 choreographs them on the play mat as a camera would see them: the dealer lays
 the stock with the briscola crosswise under it, hands reach in from each seat
 and leave cards in the play zones with small random offsets and rotations, the
@@ -27,10 +27,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from table_controller.cards import ALL_CARDS, Card
-from table_controller.events import Call, Collect, Event, Play, Swap, Trump
-from table_controller.rules import HandRules
-from table_controller.simulation import SimulatedHand, play_hand
+from table_controller.engine.cards import ALL_CARDS, Card
+from table_controller.engine.events import Call, Collect, Event, Play, Swap, Trump
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import SimulatedHand, play_hand
 from vision.deck_art import CARD_H_MM, CARD_W_MM, DeckStyle, card_mm, render_deck
 from vision.deck_folder import on_white
 from vision.mat import LONG_TABLE, MatLayout, draw_mat, mat_layout, seats_for
@@ -255,7 +255,7 @@ class SimulatedTable:
             sim = play_hand(self.rules, dealer, self.rng, style=opt.bot, collect_prob=1.0)
             self.hands.append(sim)
             yield from self._play_hand(sim)
-            from table_controller.simulation import expected_winners
+            from table_controller.engine.simulation import expected_winners
             for s in expected_winners(sim):
                 won[s] += 1
             if opt.hands is not None:

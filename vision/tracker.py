@@ -42,9 +42,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from table_controller.cards import ALL_CARDS, Card
-from table_controller.hand import Hand
-from table_controller.rules import Variant
+from table_controller.engine.cards import ALL_CARDS, Card
+from table_controller.engine.hand import Hand
+from table_controller.engine.rules import Variant
 
 BACK = "back"
 UNKNOWN = "?"

@@ -34,7 +34,7 @@ CODES = None  # filled lazily: 40 card codes then "back"
 
 
 def _codes() -> list[str]:
-    from table_controller.cards import ALL_CARDS
+    from table_controller.engine.cards import ALL_CARDS
 
     return [str(c) for c in ALL_CARDS] + ["back"]
 

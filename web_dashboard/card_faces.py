@@ -13,7 +13,7 @@ import functools
 import re
 from pathlib import Path
 
-from table_controller.cards import Card
+from table_controller.engine.cards import Card
 
 SUIT_COLOURS = {"d": "#c8900e", "c": "#c62828", "s": "#1f4e9c", "b": "#2e7d32"}
 FRENCH_COLOURS = {"d": "#c62828", "c": "#c62828", "s": "#1b1b1b", "b": "#1b1b1b"}

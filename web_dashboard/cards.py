@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, current_app, send_file
 
-from table_controller.cards import Card, CardError
+from table_controller.engine.cards import Card, CardError
 from web_dashboard.card_faces import back_svg, card_svg, enrolled_face, printed_png
 
 bp = Blueprint("cards", __name__, url_prefix="/cards")

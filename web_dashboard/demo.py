@@ -11,9 +11,9 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from table_controller.referee import Referee
-from table_controller.rules import HandRules
-from table_controller.simulation import SimulatedHand, play_hand
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import SimulatedHand, play_hand
 
 
 def simulated_hand(referee: Referee, rng: random.Random) -> SimulatedHand:

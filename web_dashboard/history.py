@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, render_template
 
-from table_controller.record import dumps, match_records
+from table_controller.engine.record import dumps, match_records
 from table_controller.store import HandRow, MatchInfo, StoreError
 from web_dashboard.state import match_json, reveal_from_report
 

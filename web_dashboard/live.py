@@ -33,7 +33,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
-from table_controller.referee import Decision, Referee
+from table_controller.engine.referee import Decision, Referee
 from web_dashboard.state import (
     match_json,
     phone_reply,

@@ -12,9 +12,9 @@ import json
 import threading
 from typing import Any
 
-from table_controller.events import IllegalEvent, event_from_json
-from table_controller.referee import Decision, Referee
-from table_controller.rules import Variant
+from table_controller.engine.events import IllegalEvent, event_from_json
+from table_controller.engine.referee import Decision, Referee
+from table_controller.engine.rules import Variant
 from table_controller.store import MatchInfo, Store, StoreError
 from web_dashboard.live import Command, LiveTable
 

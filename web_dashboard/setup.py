@@ -7,8 +7,8 @@ from typing import Any
 
 from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
 
-from table_controller.referee import MATCH_LENGTHS
-from table_controller.rules import TRICKS_PER_HAND, Variant
+from table_controller.engine.referee import MATCH_LENGTHS
+from table_controller.engine.rules import TRICKS_PER_HAND, Variant
 from web_dashboard.card_faces import enrolled_decks, printed_available
 from web_dashboard.i18n import LANGUAGES, translate
 from web_dashboard.security import require_pin_form

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from table_controller.hand import TableView
-from table_controller.referee import Decision, Referee, Violation
-from table_controller.report import hand_report
+from table_controller.engine.hand import TableView
+from table_controller.engine.referee import Decision, Referee, Violation
+from table_controller.engine.report import hand_report
 
 
 def match_json(info: Any | None, referee: Referee | None = None) -> dict[str, Any] | None:

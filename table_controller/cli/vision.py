@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from table_controller.cli import fail
+from table_controller.cli.common import fail
 
 MAT_SIZES = ("A3", "A2")
 DPI_RANGE = (10, 600)  # 0 and below draw nothing; above 600 dpi a Pi runs out of memory
@@ -128,7 +128,8 @@ def cmd_mat(args: argparse.Namespace) -> int:
 
 
 def cmd_enroll(args: argparse.Namespace) -> int:
-    from vision.enroll import EnrollmentError, enroll_directory, guided_enroll
+    from vision.enroll import EnrollmentError, enroll_directory
+    from vision.guided import guided_enroll
 
     problem = _output_problem(args.out, (".npz",))
     if problem:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from table_controller.cards import Card, Suit
-from table_controller.events import (
+from table_controller.engine.cards import Card, Suit
+from table_controller.engine.events import (
     COLLECT,
     Call,
     Event,
@@ -22,7 +22,7 @@ from table_controller.events import (
     Swap,
     Trump,
 )
-from table_controller.rules import DEFAULT_BID, HandRules, Variant
+from table_controller.engine.rules import DEFAULT_BID, HandRules, Variant
 
 
 def trick_winner(plays: list[tuple[int, Card]], trump: Suit) -> int:

@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from table_controller.cli import fail
+from table_controller.cli.common import fail
 from table_controller.config import default_database
-from table_controller.referee import Decision
+from table_controller.engine.referee import Decision
 
 FAULTS = {
     "out_of_turn": "a player plays before their turn, then takes the card back: the "
@@ -452,7 +452,7 @@ def _demo(args: argparse.Namespace, names: list[str], workdir: Path) -> int:
     from firmware_bridge.gpio import make_pin_factory
     from table_controller.app import build_table, paced
     from table_controller.config import Config, DashboardConfig, TableConfig
-    from table_controller.rules import Variant
+    from table_controller.engine.rules import Variant
     from table_controller.store import StoreError
     from vision.simtable import SimOptions, SimulatedTable
 

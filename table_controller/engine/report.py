@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_controller.events import Swap
-from table_controller.hand import Hand
-from table_controller.referee import Note, Referee, Violation
+from table_controller.engine.events import Swap
+from table_controller.engine.hand import Hand
+from table_controller.engine.referee import Note, Referee, Violation
+from table_controller.engine.seats import player_labels
 
 
 def hand_report(hand: Hand, violations: list[Violation],
@@ -89,8 +90,6 @@ def _seat(seat: int, names: list[str] | None, label: bool = True) -> str:
 def _said(message: str) -> str:
     """A referee message with its seats as people read them: "P2 played 7c but it is
     P1's turn" (the JSON keeps the referee's own 0-based wording and fields)."""
-    from firmware_bridge.screen import player_labels
-
     return player_labels(message)
 
 

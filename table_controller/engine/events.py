@@ -30,8 +30,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from table_controller.cards import Card, CardError
-from table_controller.rules import DEFAULT_BID, Variant
+from table_controller.engine.cards import Card, CardError
+from table_controller.engine.rules import DEFAULT_BID, Variant
 
 
 class ViolationKind(enum.StrEnum):
@@ -353,7 +353,16 @@ def decode_event(obj: Any) -> dict[str, Any]:
     if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)
                           or not -MAX_T <= t <= MAX_T):
         raise EventError(f"'t' must be a finite number of seconds, not {shown(t)}")
+    # The bound holds for the form it is stored in, not only for the text it came as
+    # (a decoded object has no text; "1E5" is stored as "100000.0").
+    if (size := len(event_text(obj))) > MAX_EVENT_CHARS:
+        raise EventError(f"an event is at most {MAX_EVENT_CHARS} characters, not {size}")
     return obj
+
+
+def event_text(obj: dict[str, Any]) -> str:
+    """A checked event as the one line it is stored as (compact, UTF-8 kept)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _json_type(obj: Any) -> str:

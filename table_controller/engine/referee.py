@@ -11,8 +11,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from table_controller.cards import Card
-from table_controller.events import (
+from table_controller.engine.cards import Card
+from table_controller.engine.events import (
     Call,
     Correct,
     Event,
@@ -24,8 +24,8 @@ from table_controller.events import (
     decode_event,
     event_from_checked,
 )
-from table_controller.hand import Hand, Outcome, Trick
-from table_controller.rules import CHIAMATA_PLAYERS, DEFAULT_BID, HandRules, Variant
+from table_controller.engine.hand import Hand, Outcome, Trick
+from table_controller.engine.rules import CHIAMATA_PLAYERS, DEFAULT_BID, HandRules, Variant
 
 MATCH_LENGTHS = (1, 3, 5)
 

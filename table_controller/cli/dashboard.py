@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "dashboard", help="serve the phone dashboard (live table, reveal, history, setup)",
         description="Serve the phones' dashboard. Without a controller attached it runs its "
                     "own referee, so matches can be entered by hand from a phone.")
-    from table_controller.app_cli import _home, add_network_options
+    from table_controller.cli.table import _home, add_network_options
     from table_controller.config import default_database
 
     add_network_options(p, "0.0.0.0", 8000)
@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import logging
 
-    from table_controller.app_cli import store_path
+    from table_controller.cli.table import store_path
     from table_controller.config import Config
     from table_controller.store import StoreDamaged, StoreError, open_store
 
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         print("no PIN yet: open the dashboard and set it on the setup page, or run "
               "'briscola-table dashboard --set-pin'", flush=True)
     if sys.stdout.isatty():  # the code the phones scan, as the demo shows it (not in logs)
-        from table_controller.app_cli import _terminal_qr
+        from table_controller.cli.table import _terminal_qr
 
         _terminal_qr(shown)
     def _stop(*_):  # a service stop (SIGTERM) closes the store as Ctrl-C does

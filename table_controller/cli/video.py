@@ -34,10 +34,10 @@ def run_video(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from table_controller.app import camera_frames
+    from table_controller.cli.referee import report
     from table_controller.config import ConfigError, load_config
     from table_controller.controller import Controller
-    from table_controller.referee import Referee
-    from table_controller.referee_cli import report
+    from table_controller.engine.referee import Referee
 
     if not args.video.is_file():
         return _die(f"no such video: {args.video}")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
 
-from table_controller.events import Event
-from table_controller.record import (
+from table_controller.engine.events import Event
+from table_controller.engine.record import (
     MAX_HEADER_VALUE,
     RecordError,
     dumps,
@@ -18,9 +17,9 @@ from table_controller.record import (
     parse_records,
     record_events,
 )
-from table_controller.referee import MATCH_LENGTHS, Referee
-from table_controller.report import match_report, text_report
-from table_controller.rules import Variant
+from table_controller.engine.referee import MATCH_LENGTHS, Referee
+from table_controller.engine.report import match_report, text_report
+from table_controller.engine.rules import Variant
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,18 +44,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also write the refereed match as a game record")
     p.add_argument("--names", help="players' names, comma-separated, for the account")
     p.set_defaults(handler=run)
-    _extend(p)
-
-
-def _extend(parser: argparse.ArgumentParser) -> None:
-    """Later parts (video refereeing) add their options here."""
-    try:
-        video_referee = importlib.import_module("table_controller.video_referee")
-    except ModuleNotFoundError as exc:
-        if exc.name == "table_controller.video_referee":
-            return
-        raise
-    video_referee.add_arguments(parser)
 
 
 MAX_INPUT_CHARS = 64 * 2**20  # a whole evening of events is well under a megabyte

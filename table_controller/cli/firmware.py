@@ -70,7 +70,7 @@ def run_emulator(args: argparse.Namespace) -> int:
     import signal
     import time
 
-    from .emulator import BuildError, Emulator
+    from firmware_bridge.emulator import BuildError, Emulator
 
     try:
         emu = Emulator(args.link, flip=args.flip, drop=args.drop, pace_baud=args.pace).start()
@@ -96,9 +96,9 @@ def run_emulator(args: argparse.Namespace) -> int:
 def run_display_test(args: argparse.Namespace) -> int:
     import time
 
-    from .display import png_bytes
-    from .screen import render
-    from .table_state import TableState
+    from firmware_bridge.display import png_bytes
+    from firmware_bridge.screen import render
+    from firmware_bridge.table_state import TableState
 
     scenes = {
         "idle": TableState(),
@@ -114,7 +114,7 @@ def run_display_test(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     link = None
     if args.port:
-        from .link import BoardLink
+        from firmware_bridge.link import BoardLink
         link = BoardLink(args.port).start()
     try:
         for name, state in scenes.items():
@@ -132,6 +132,6 @@ def run_display_test(args: argparse.Namespace) -> int:
 
 
 def run_indicators_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from firmware_bridge.demo import run_demo
 
     return run_demo(args.players, args.delay, args.image, emulator=not args.no_emulator)

@@ -8,7 +8,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from table_controller.cards import (
+from table_controller.engine.cards import (
     ALL_CARDS,
     DEFAULT_REMOVED,
     Card,

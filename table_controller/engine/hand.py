@@ -19,8 +19,8 @@ import enum
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from table_controller.cards import Card, Suit
-from table_controller.events import (
+from table_controller.engine.cards import Card, Suit
+from table_controller.engine.events import (
     Call,
     Collect,
     Correct,
@@ -31,8 +31,8 @@ from table_controller.events import (
     Swap,
     Trump,
 )
-from table_controller.events import ViolationKind as V
-from table_controller.rules import DEFAULT_BID, HandRules, Variant
+from table_controller.engine.events import ViolationKind as V
+from table_controller.engine.rules import DEFAULT_BID, HandRules, Variant
 
 # A 7 of trump may only be swapped for a face-up Fante or better.
 _SWAP7_MIN_STRENGTH = Card.parse("8d").strength

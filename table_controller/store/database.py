@@ -40,16 +40,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table_controller.cards import Card
-from table_controller.events import (
+from table_controller.engine.cards import Card
+from table_controller.engine.events import (
     EventError,
     ViolationKind,
     decode_event,
     event_from_checked,
+    event_text,
     shown,
 )
-from table_controller.referee import MATCH_LENGTHS, Decision, Referee
-from table_controller.report import hand_report
+from table_controller.engine.referee import MATCH_LENGTHS, Decision, Referee
+from table_controller.engine.report import hand_report
 
 log = logging.getLogger(__name__)
 
@@ -602,7 +603,7 @@ class Store:
             conn.execute(
                 "INSERT INTO events(match_id, seq, hand_idx, event, line, accepted, "
                 "violation_kind, violation_message, t, wall) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (match_id, seq, hand_idx, json.dumps(obj, separators=(",", ":")),
+                (match_id, seq, hand_idx, event_text(obj),
                  decision.line, int(decision.accepted),
                  violation.kind.value if violation else None,
                  violation.message if violation else None,

@@ -1,8 +1,10 @@
 """The ``briscola-table`` command: one subcommand per job.
 
-Each package contributes its subcommands through a ``register(subparsers)``
-function in its ``cli`` module; heavy imports (OpenCV, Flask) happen inside the
-handlers so that ``briscola-table referee`` starts fast on a Pi.
+This package is the top floor: each module registers the subcommands of one part
+of the table (``referee``, ``run``/``demo``, the vision commands, the board's, the
+dashboard's) and may import anything below it; nothing below imports it. Heavy
+imports (OpenCV, Flask) happen inside the handlers, so that ``briscola-table
+referee`` starts fast on a Pi.
 
 Every command says what is wrong with its input the same way: one line on stderr,
 ``briscola-table <command>: ...``, and exit status 2 (:func:`fail`, and
@@ -12,35 +14,14 @@ Every command says what is wrong with its input the same way: one line on stderr
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
-from typing import NoReturn
 
-# Modules that add subcommands, in the order they appear in --help.
-COMMAND_MODULES = (
-    "table_controller.referee_cli",
-    "table_controller.app_cli",
-    "vision.cli",
-    "firmware_bridge.cli",
-    "web_dashboard.cli",
-)
+from table_controller.cli import dashboard, firmware, referee, table, video, vision
+from table_controller.cli.common import PROG, Parser, fail
 
-PROG = "briscola-table"
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but a refused argument is one line (``briscola-table mat: argument
-    --dpi: ...``) instead of the usage block and the message: the usage is in --help."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
-
-
-def fail(command: str | None, message: str) -> int:
-    """Say what is wrong in one line, the same way for every command; exit status 2."""
-    print(f"{PROG}{' ' + command if command else ''}: {message}", file=sys.stderr, flush=True)
-    return 2
+# In the order the commands appear in --help.
+COMMAND_MODULES = (referee, table, vision, firmware, dashboard)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,14 +30,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="A referee for Briscola played with real cards on an instrumented table.")
     # Subcommands' parsers are made by parser_class, so they refuse in one line too.
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # that package has no commands yet
-                continue
-            raise
+    for module in COMMAND_MODULES:
         module.register(sub)
+    # Refereeing a recorded video adds its options (--video, ...) to `referee`;
+    # the video module uses the referee command's report, so it is wired here.
+    video.add_arguments(sub.choices["referee"])
     return parser
 
 
@@ -83,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+__all__ = ["main", "build_parser", "fail", "Parser", "PROG"]
 
 
 if __name__ == "__main__":

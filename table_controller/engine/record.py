@@ -34,11 +34,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from table_controller.cards import Card, CardError
-from table_controller.events import Event, HandStart, IllegalEvent, parse_token
-from table_controller.hand import Hand
-from table_controller.referee import Referee
-from table_controller.rules import HandRules, parse_variants
+from table_controller.engine.cards import Card, CardError
+from table_controller.engine.events import Event, HandStart, IllegalEvent, parse_token
+from table_controller.engine.hand import Hand
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules, parse_variants
 
 
 class RecordError(ValueError):
