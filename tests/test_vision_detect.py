@@ -90,6 +90,29 @@ def test_find_cards_in_tilted_photos():
     assert extra <= 1
 
 
+def test_a_phone_held_upright_sees_the_same_cards():
+    # A 1080x1920 frame is searched at the size of a 720p one turned, with windows in
+    # proportion: the same picture turned a quarter gives the same cards.
+    from vision.detect import find_cards_classical
+
+    faces = builtin_faces()
+    rng = np.random.default_rng(31)
+    for _ in range(3):
+        plane_mm = (520.0, 320.0)
+        plane = random_texture(rng, int(plane_mm[1] * PPM), int(plane_mm[0] * PPM))
+        cards = scatter(rng, ["2d", "6c", "7s", "3b"], plane_mm)
+        h = camera_homography(plane_mm, PPM, (1920, 1080), tilt=rng.uniform(0, 30),
+                              yaw=rng.uniform(0, 360), roll=rng.uniform(-90, 90), fill=1.0)
+        img = render(plane, PPM, faces, cards, h, (1920, 1080), rng)
+        wide = find_cards_classical(img)
+        upright = find_cards_classical(cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE))
+        assert len(wide) >= 3 and len(upright) == len(wide)
+        # (x, y) in the wide frame is (1079 - y, x) in the upright one.
+        centres = [np.array([1079 - q.center[1], q.center[0]]) for q in wide]
+        for q in upright:
+            assert min(np.linalg.norm(q.center - c) for c in centres) < 4
+
+
 def _light_cloth(rng, h, w):
     """A pale, grainy cloth (a tablecloth a few shades darker than card stock)."""
     base = rng.uniform(150, 205) * rng.uniform(0.9, 1.05, 3)

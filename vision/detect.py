@@ -17,7 +17,9 @@ import numpy as np
 
 from vision.embed import PATCH_H, PATCH_W
 
-WORK_WIDTH = 640  # photos are searched for cards at this width (half of 720p: fast resize)
+# Photos are searched for cards with their long side at this size (half of 720p: a fast
+# resize), portrait or landscape alike: a phone held upright sees the same cards.
+WORK_SIDE = 640
 CARD_RATIO = (1.15, 2.15)  # long/short side, allowing ~30 degrees of camera tilt
 # Merging the masks with the learned detector (chosen on generated scenes only:
 # benchmarks/bench_vision_detect.py and the recognition benchmark's scenes).
@@ -254,14 +256,20 @@ def quads_from_mask(mask: np.ndarray, min_area: float, max_area: float,
                 continue
         # Touching or slightly overlapping cards, or a card with a hand on it:
         # erode the blob alone until card-sized parts come apart, then grow them back.
-        blob = np.zeros_like(mask)
-        cv2.drawContours(blob, [cnt], -1, 255, -1)
+        # (In the blob's own box, with a margin wider than the kernel, cut where the
+        # picture ends: erosion there is exactly as in the whole mask, at the blob's cost.)
         step = max(2, int(0.04 * np.sqrt(min_area)))
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * step + 1, 2 * step + 1))
+        bx, by, bw, bh = cv2.boundingRect(cnt)
+        x0, y0 = max(0, bx - step - 2), max(0, by - step - 2)
+        x1, y1 = min(mask.shape[1], bx + bw + step + 2), min(mask.shape[0], by + bh + step + 2)
+        blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(blob, [cnt], -1, 255, -1, offset=(-x0, -y0))
         for k in range(1, max_erode + 1):
             blob = cv2.erode(blob, kernel)
             grown = step * k
-            parts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            parts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE,
+                                        offset=(x0, y0))
             found = []
             for p in parts:
                 rect = cv2.minAreaRect(p)
@@ -358,7 +366,7 @@ def _dedupe(quads: list[Quad]) -> list[Quad]:
     return [quads[i] for i in keep]
 
 
-def _photo_masks(small: np.ndarray) -> list[np.ndarray]:
+def _photo_masks(small: np.ndarray, upright: bool = True) -> list[np.ndarray]:
     """Binary masks in which cards stand out, each for a different kind of scene.
 
     - Whiteness (light, unsaturated) against the whole image, by Otsu: cards on a
@@ -371,10 +379,11 @@ def _photo_masks(small: np.ndarray) -> list[np.ndarray]:
       sizes, two cut-offs: small cards on patterned or two-tone tables, and large ones.
     """
     sh, sw = small.shape[:2]
+    side = max(sh, sw) if upright else sw  # windows in proportion to the searched side
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     white = cv2.GaussianBlur(cv2.subtract(hsv[..., 2], hsv[..., 1]), (5, 5), 0)
     masks = [cv2.threshold(white, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1]]
-    block = (int(0.12 * sw) // 2) * 2 + 1
+    block = (int(0.12 * side) // 2) * 2 + 1
     masks.append(cv2.adaptiveThreshold(white, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
                                        cv2.THRESH_BINARY, block, -12))
     # YCrCb, not Lab: a fraction of the cost, and as good here.
@@ -382,7 +391,7 @@ def _photo_masks(small: np.ndarray) -> list[np.ndarray]:
     quarter = cv2.resize(ycc, (max(1, sw // 4), max(1, sh // 4)), interpolation=cv2.INTER_AREA)
     planes = [np.ascontiguousarray(quarter[..., i]) for i in range(3)]
     for frac, otsu in ((0.22, True), (0.13, False)):
-        k = max(3, (int(frac * quarter.shape[1]) // 2) * 2 + 1)  # 35 and 21 at 640 wide
+        k = max(3, (int(frac * (side // 4)) // 2) * 2 + 1)  # 35 and 21 at 640
         cloth = cv2.merge([cv2.medianBlur(p, k) for p in planes])
         cloth = cv2.resize(cloth, (sw, sh), interpolation=cv2.INTER_LINEAR)
         d = cv2.absdiff(ycc, cloth)
@@ -505,22 +514,29 @@ def _spans_two(blob: Quad, cards: list[Quad]) -> bool:
 
 
 def find_cards_classical(image: np.ndarray, min_area_frac: float = 0.003,
-                         max_area_frac: float = 0.4) -> list[Quad]:
+                         max_area_frac: float = 0.4, upright: bool = True) -> list[Quad]:
     """Card quadrilaterals by colour masks: light card stock on whatever background.
-    Enrollment uses it (one card, filling much of the picture)."""
+
+    A picture is searched with its long side at :data:`WORK_SIDE`, so that an upright
+    (portrait) frame costs what a wide one does and gives the same cards. Enrollment
+    (one card filling much of the picture, where speed does not matter and every
+    pixel of its edge does) passes ``upright=False``: the width is brought to
+    :data:`WORK_SIDE` instead, and an upright photo keeps more of its pixels."""
     h, w = image.shape[:2]
     scale = 1.0
     small = image
-    if w > WORK_WIDTH * 1.25:  # a card's corners need no more than this to a pixel or two
-        scale = WORK_WIDTH / w
-        small = cv2.resize(image, (WORK_WIDTH, round(h * scale)), interpolation=cv2.INTER_AREA)
+    side = max(w, h) if upright else w
+    if side > WORK_SIDE * 1.25:  # a card's corners need no more than this to a pixel or two
+        scale = WORK_SIDE / side
+        small = cv2.resize(image, (round(w * scale), round(h * scale)),
+                           interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
     area = sh * sw
     lo, hi = min_area_frac * area, max_area_frac * area
     quads: list[Quad] = []
     close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
     open_ = np.ones((3, 3), np.uint8)
-    for m in _photo_masks(small):
+    for m in _photo_masks(small, upright):
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, open_)
         quads += quads_from_mask(m, lo, hi, nested=True)
         # Closed: fine-patterned backs and art touching the edge become solid blobs.
