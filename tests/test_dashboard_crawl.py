@@ -70,6 +70,11 @@ def get_urls(match_id: int, visible: str, captured: str) -> dict[str, list[str]]
         "/cards/back.svg": ["/cards/back.svg"],
         "/cards/<deck>/<code>": [f"/cards/builtin/{visible}", f"/cards/french/{captured}"],
         "/enroll": ["/enroll"],
+        "/ranking/": ["/ranking/"],
+        "/players/<path:name>": ["/players/P1", "/players/Nobody"],
+        "/api/v1/ranking": ["/api/v1/ranking"],
+        "/api/v1/players": ["/api/v1/players"],
+        "/api/v1/players/<path:name>": ["/api/v1/players/P1", "/api/v1/players/x"],
         "/enroll/capture/<code>.png": [f"/enroll/capture/{captured}.png"],
         # The streams are crawled with every Last-Event-ID form below.
         "/stream": [], "/api/v1/stream": [],
@@ -97,6 +102,8 @@ def post_requests(seat: int, captured: str, token: str) -> dict[str, list[dict]]
         "/api/v1/undo": [{"json": {}}],
         "/api/v1/names": [{"json": {"names": "x"}}],
         "/enroll/retake": [{"data": dict(form, code=captured)}],
+        "/ranking/rename": [{"data": dict(form, old="Nobody", new="x")}],
+        "/api/v1/players/rename": [{"json": {"from": "Nobody", "to": "x"}, "pin": True}],
     }
 
 

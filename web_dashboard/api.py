@@ -11,6 +11,7 @@ from typing import Any
 
 from flask import Blueprint, abort, current_app, jsonify, request, send_from_directory
 
+from table_controller.store import StoreError
 from web_dashboard.history import (
     HISTORY_LIMIT,
     hand_status,
@@ -19,6 +20,7 @@ from web_dashboard.history import (
     record_response,
 )
 from web_dashboard.i18n import LANGUAGES, catalogue
+from web_dashboard.players import current_ranking, player_doc, rename
 from web_dashboard.security import require_pin_api
 from web_dashboard.setup import SetupError, available_decks, parse_setup
 from web_dashboard.state import match_json, reveal_from_report
@@ -140,6 +142,26 @@ def decks():
     return jsonify(decks=available_decks())
 
 
+@bp.get("/ranking")
+def ranking():
+    """The general ranking, recomputed from the store's finished hands."""
+    return jsonify(current_ranking().to_json())
+
+
+@bp.get("/players")
+def players():
+    """The names seen at this table, most recently seated first (renames resolved)."""
+    return jsonify(players=store().player_names())
+
+
+@bp.get("/players/<path:name>")
+def player(name: str):
+    doc = player_doc(current_ranking(), store().player_of(name))
+    if doc is None:
+        return bad(f"no rated player named {_short(name)}", 404)
+    return jsonify(doc)
+
+
 @bp.get("/openapi.yaml")
 def openapi():
     return send_from_directory(current_app.static_folder, "openapi.yaml",
@@ -249,6 +271,25 @@ def pick():
     else:
         args["zone"] = "briscola"
     return command_response(hub().submit("pick", **args))
+
+
+@bp.post("/players/rename")
+@require_pin_api
+def rename_player():
+    """Rename a player, or merge two spellings: ``{"from": "Ada", "to": "Adele"}``."""
+    try:
+        data = body()
+    except SetupError as exc:
+        return bad(str(exc))
+    old, new = data.get("from"), data.get("to")
+    if not isinstance(old, str) or not isinstance(new, str):
+        return bad("'from' and 'to' must be players' names (strings)")
+    try:
+        player = rename(old, new[:24])
+    except StoreError as exc:
+        return bad(str(exc), 409 if "no player" in str(exc) or "already" in str(exc)
+                   else 400)
+    return jsonify(accepted=True, player=player, message=f"{old.strip()} is now {player}")
 
 
 @bp.post("/undo")

@@ -107,8 +107,8 @@ def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = Non
 
     app.after_request(add_security_headers)
 
-    from web_dashboard import api, auth, cards, enroll, history, setup, stream, table
-    for module in (table, history, setup, auth, api, stream, cards, enroll):
+    from web_dashboard import api, auth, cards, enroll, history, players, setup, stream, table
+    for module in (table, history, setup, auth, api, stream, cards, enroll, players):
         app.register_blueprint(module.bp)
 
     @app.errorhandler(404)

@@ -24,6 +24,9 @@ def available_decks() -> list[str]:
     return decks
 
 
+KNOWN_NAMES = 30  # names suggested on the setup page, most recently seated first
+
+
 class SetupError(ValueError):
     pass
 
@@ -104,7 +107,9 @@ def form():
     table_language = current_app.extensions["briscola"]["store"].get_setting("language", "it")
     return render_template("setup.html", match=match, decks=available_decks(),
                            lengths=MATCH_LENGTHS, variants=[v.value for v in Variant],
-                           table_language=table_language)
+                           table_language=table_language,
+                           known_names=current_app.extensions["briscola"]["store"]
+                           .player_names(limit=KNOWN_NAMES))
 
 
 @bp.post("/")

@@ -54,8 +54,8 @@ from table_controller.engine.report import hand_report
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
-TABLES = ("settings", "matches", "hands", "events")
+SCHEMA_VERSION = 2
+TABLES = ("settings", "matches", "hands", "events")  # what every version has
 MAX_NAME = 64  # characters in a player's name (the phones' setup page keeps 24)
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -105,6 +105,16 @@ _MIGRATIONS: dict[int, str] = {
         UNIQUE (match_id, seq)
     );
     CREATE INDEX events_by_hand ON events (match_id, hand_idx, seq);
+    """,
+    # Players without accounts: a player is a name. A rename or a merge of two
+    # spellings maps the old name to the player it now means; matches keep the names
+    # as they were typed, so the history never changes.
+    2: """
+    CREATE TABLE player_aliases (
+        name   TEXT PRIMARY KEY,               -- a name as typed at setup
+        player TEXT NOT NULL                   -- the player it means now
+    );
+    CREATE INDEX hands_finished ON hands (finished) WHERE result IS NOT NULL;
     """,
 }
 
@@ -573,6 +583,110 @@ class Store:
         with self._tx() as conn:
             conn.execute("UPDATE matches SET names=? WHERE id=?", (json.dumps(names), match_id))
         self.checkpoint()
+
+    # -- players ------------------------------------------------------------------
+
+    def aliases(self) -> dict[str, str]:
+        """Every renamed or merged name -> the player it now means."""
+        return {r[0]: r[1] for r in self._rows("SELECT name, player FROM player_aliases")}
+
+    def player_of(self, name: str) -> str:
+        """The player a name typed at setup means now (itself unless renamed)."""
+        row = self._row("SELECT player FROM player_aliases WHERE name=?", (name,))
+        return name if row is None else row[0]
+
+    def player_names(self, limit: int = 200) -> list[str]:
+        """The players seen at this table, most recently seated first (for the setup
+        page's suggestions); renamed names appear as the player they mean."""
+        aliases = self.aliases()
+        seen: dict[str, None] = {}
+        for row in self._rows("SELECT names FROM matches ORDER BY id DESC"):
+            try:
+                names = json.loads(row[0])
+            except ValueError:
+                continue
+            for name in names if isinstance(names, list) else ():
+                if isinstance(name, str) and name.strip():
+                    seen.setdefault(aliases.get(name, name), None)
+            if len(seen) >= limit:
+                break
+        return list(seen)[:limit]
+
+    def _typed_names(self) -> set[str]:
+        typed: set[str] = set()
+        for row in self._rows("SELECT DISTINCT names FROM matches"):
+            try:
+                names = json.loads(row[0])
+            except ValueError:
+                continue
+            typed.update(n for n in names if isinstance(n, str)) if isinstance(
+                names, list) else None
+        return typed
+
+    def rename_player(self, old: str, new: str) -> str:
+        """Every name that means ``old`` now means ``new``; when ``new`` is a player
+        already seen this merges the two (their hands count for one player). The
+        matches keep the names as typed. Returns the player the names now mean."""
+        old, new = old.strip(), new.strip()
+        _check_names([old, new])
+        if not old or not new:
+            raise StoreError("a rename needs the old name and the new one")
+        aliases = self.aliases()
+        source = aliases.get(old, old)
+        # A spelling of this same player (a rename back): the player takes that name.
+        target = new if aliases.get(new) == source else aliases.get(new, new)
+        if source == target:
+            raise StoreError(f"{shown(old, 40)} and {shown(new, 40)} are already one player")
+        typed = self._typed_names()
+        if source not in typed and source not in aliases.values():
+            raise StoreError(f"no player named {shown(old, 40)} at this table")
+        with self._tx() as conn:
+            names = [n for n, p in aliases.items() if p == source] + [source]
+            for name in names:
+                # A name that means itself, or one never typed at setup (a player's name
+                # given only by a rename), needs no alias.
+                if name == target or name not in typed:
+                    conn.execute("DELETE FROM player_aliases WHERE name=?", (name,))
+                else:
+                    conn.execute("INSERT INTO player_aliases(name, player) VALUES (?, ?) "
+                                 "ON CONFLICT(name) DO UPDATE SET player=excluded.player",
+                                 (name, target))
+        self.checkpoint()
+        return target
+
+    def ranking_fingerprint(self) -> tuple:
+        """Changes whenever a finished hand, its result or a rename changes: a ranking
+        cached under it is the one recomputing would give."""
+        hands = self._row("SELECT COUNT(*), MAX(finished), TOTAL(length(result)), "
+                          "TOTAL(match_id * 64 + idx) FROM hands WHERE result IS NOT NULL")
+        names = self._row("SELECT COUNT(*), group_concat(name || '=' || player, char(0)) "
+                          "FROM player_aliases")
+        return tuple(hands) + tuple(names)
+
+    def finished_hands(self) -> list[dict[str, Any]]:
+        """Every finished hand, in the order they finished, with what a ranking needs
+        (the seats' names as typed, points, teams, winners, outcome), read with SQLite's
+        JSON functions so that the tricks in each report are never decoded."""
+        rows = self._rows(
+            "SELECT h.match_id, h.idx, h.finished, m.names, "
+            "json_extract(h.result, '$.points'), json_extract(h.result, '$.teams'), "
+            "json_extract(h.result, '$.winners'), json_extract(h.result, '$.outcome'), "
+            "json_extract(h.result, '$.complete') "
+            "FROM hands h JOIN matches m ON m.id = h.match_id "
+            "WHERE h.result IS NOT NULL ORDER BY h.finished, h.match_id, h.idx")
+        out = []
+        for r in rows:
+            if not r[8]:  # an incomplete report is no finished hand
+                continue
+            try:
+                out.append({"match_id": r[0], "idx": r[1], "finished": r[2],
+                            "names": json.loads(r[3]), "points": json.loads(r[4]),
+                            "teams": None if r[5] is None else json.loads(r[5]),
+                            "winners": json.loads(r[6]), "outcome": r[7]})
+            except (TypeError, ValueError) as exc:
+                raise StoreDamaged(self.path, f"holds a hand that cannot be read "
+                                   f"({shown(exc, 80)})") from None
+        return out
 
     # -- events -------------------------------------------------------------------
 

@@ -17,6 +17,18 @@
       if (n === 5) box.checked = false;
     });
   }
+  // A known player's button fills the first empty name field shown (or is taken back
+  // if that name is already in a field).
+  form.querySelectorAll(".known-names button").forEach((button) => {
+    button.addEventListener("click", () => {
+      const fields = Array.from(form.querySelectorAll(".name-field"))
+        .filter((label) => !label.hidden).map((label) => label.querySelector("input"));
+      const same = fields.find((input) => input.value.trim() === button.dataset.name);
+      if (same) { same.value = ""; return; }
+      const empty = fields.find((input) => input.value.trim() === "");
+      if (empty) empty.value = button.dataset.name;
+    });
+  });
   form.addEventListener("change", update);
   update();
 })();
