@@ -22,10 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from table_controller.referee import Referee
-from table_controller.report import hand_report
-from table_controller.rules import HandRules
-from table_controller.simulation import play_hand
+from table_controller.engine.referee import Referee
+from table_controller.engine.report import hand_report
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
 from table_controller.store import Store
 from web_dashboard.ranking import from_store
 

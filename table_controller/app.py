@@ -38,6 +38,7 @@ class Table:
     url: str | None = None
     observer: Any = None
     tracker: Any = None
+    club: Any = None  # the club's publisher, when [club] is configured
     notes: list[str] = field(default_factory=list)
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
@@ -147,6 +148,8 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
         table.notes.append(f"indicators not available: {exc}")
 
     _add_match_commands(table, names)
+    if config.club is not None:
+        _join_club(table)
     if dashboard:
         try:
             _start_dashboard(table, names, next_free_port)
@@ -158,6 +161,27 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
     if resumed is not None:
         controller.refresh()
     return table
+
+
+def _join_club(table: Table) -> None:
+    """``[club]``: publish the public state and the outbox to the club's broker, in the
+    background (``table_controller.club.publisher``): the table never waits on it."""
+    club = table.config.club
+    if table.store is None:
+        table.notes.append("club not joined: the club's outbox lives in the store, and this "
+                           "table keeps none")
+        return
+    from table_controller.club.publisher import ClubOutput, ClubPublisher
+
+    table.store.enable_outbox()
+    publisher = ClubPublisher(club, table.store).start()
+    table.club = publisher
+    table._closers.append(publisher.close)  # closed before the store (closers run reversed)
+    output = ClubOutput(publisher, table.controller)
+    table.controller.outputs.append(output)
+    output.publish(table.controller.referee, None)  # the club sees the table at once
+    table.notes.append(f"club {club.club}: publishing as table {club.table} to "
+                       f"{club.host}:{club.port} (in the background)")
 
 
 def _add_match_commands(table: Table, names: list[str]) -> None:

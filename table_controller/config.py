@@ -39,11 +39,19 @@ with a :class:`ConfigError` that names the file, the section and the key::
     [storage]
     database = "/var/lib/briscola-table/briscola-table.db"
                                 # default: the user's data folder (default_database)
+
+    [club]                      # optional: publish to a club's MQTT broker
+    broker = "192.168.1.10:1883"    # host[:port] (default port 1883), or mqtt://host:port
+    club = "circolo"            # topics briscola/<club>/<table>/...: letters, digits, - _
+    table = "tavolo-1"
+    username = "tavolo-1"       # the broker's user for this table (default: the table)
+    password = "..."            # or password_file = "/etc/briscola-table/club.secret"
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +109,48 @@ class DashboardConfig:
 
 
 @dataclass(frozen=True)
+class ClubConfig:
+    """Where the table publishes for its club (``table_controller.club``)."""
+
+    host: str
+    port: int
+    club: str
+    table: str
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    @property
+    def prefix(self) -> str:
+        """The table's own topics: ``briscola/<club>/<table>``."""
+        return f"briscola/{self.club}/{self.table}"
+
+
+# A topic segment: no MQTT wildcard (+ #), no level separator, nothing invisible.
+TOPIC_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
+DEFAULT_MQTT_PORT = 1883
+
+
+def parse_broker(text: str) -> tuple[str, int]:
+    """``host``, ``host:port``, ``[v6]:port`` or ``mqtt://host:port`` -> (host, port);
+    ValueError says what is wrong."""
+    text = text.strip()
+    if text.startswith("mqtt://"):
+        text = text[len("mqtt://"):].rstrip("/")
+    elif "://" in text:
+        raise ValueError(f"expected host[:port] or mqtt://host:port, got {text[:60]!r} "
+                         "(only plain MQTT: TLS is not supported yet)")
+    m = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\](?::([0-9]{1,5}))?|([A-Za-z0-9.-]+)(?::([0-9]{1,5}))?",
+                     text)
+    if m is None:
+        raise ValueError(f"expected host[:port], got {text[:60]!r}")
+    host = m.group(1) or m.group(3)
+    port = int(m.group(2) or m.group(4) or DEFAULT_MQTT_PORT)
+    if not 1 <= port <= 65535:
+        raise ValueError(f"the port must be 1..65535, got {port}")
+    return host, port
+
+
+@dataclass(frozen=True)
 class Config:
     table: TableConfig = field(default_factory=TableConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
@@ -110,6 +160,7 @@ class Config:
     dashboard: DashboardConfig = field(default_factory=DashboardConfig)
     database: str | None = None  # None: default_database()
     source: str = "<defaults>"  # where it was read from, for messages
+    club: ClubConfig | None = None  # None: no club, the table stands alone
 
     @property
     def database_path(self) -> Path:
@@ -218,8 +269,45 @@ def _dashboard(r: _Reader) -> DashboardConfig:
     return DashboardConfig(enabled, host, port, pin)
 
 
+def _club(r: _Reader) -> ClubConfig | None:
+    if not r.data:
+        return None
+    broker = r.take("broker", None, str, "the broker's host[:port]")
+    if broker is None:
+        r.fail("broker", "required in [club] (host[:port] of the club's MQTT broker; leave "
+               "the section out for a table without a club)")
+    try:
+        host, port = parse_broker(broker)
+    except ValueError as exc:
+        r.fail("broker", str(exc))
+    names = {}
+    for key in ("club", "table"):
+        value = r.take(key, None, str, "a name of letters, digits, - and _")
+        if value is None:
+            r.fail(key, f"required in [club]: this {key}'s name in the topics "
+                   f"briscola/<club>/<table>/...")
+        if not TOPIC_NAME.fullmatch(value):
+            r.fail(key, f"expected 1 to 32 letters, digits, - or _, got {value[:40]!r}")
+        names[key] = value
+    username = r.take("username", names["table"], str, "the broker's user name")
+    if not username.strip():
+        r.fail("username", "must not be empty")
+    password = r.take("password", None, str, "the broker's password")
+    password_file = r.take("password_file", None, str, "a file holding the password")
+    if password is not None and password_file is not None:
+        r.fail("password_file", "give password or password_file, not both")
+    if password_file is not None:
+        try:
+            password = Path(password_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            r.fail("password_file", f"cannot read {password_file}: "
+                   f"{getattr(exc, 'strerror', None) or exc}")
+    r.done()
+    return ClubConfig(host, port, names["club"], names["table"], username, password)
+
+
 SECTIONS = ("table", "camera", "mat", "vision", "indicators", "gpio", "serial", "display",
-            "dashboard", "storage")
+            "dashboard", "storage", "club")
 INDICATOR_SECTIONS = ("indicators", "gpio", "serial", "display")
 
 
@@ -261,7 +349,8 @@ def config_from_dict(data: dict[str, Any], origin: str = "<config>") -> Config:
     if database is not None and not database.strip():
         storage.fail("database", "must not be empty (leave the key out for the default)")
     storage.done()
-    return Config(table, camera, mat_size, deck, indicators, dashboard, database, origin)
+    club = _club(_Reader(origin, "club", data.get("club", {})))
+    return Config(table, camera, mat_size, deck, indicators, dashboard, database, origin, club)
 
 
 def load_config(path: str | Path | None) -> Config:

@@ -9,9 +9,9 @@ import sqlite3
 
 import pytest
 
-from table_controller.referee import Referee
-from table_controller.rules import HandRules
-from table_controller.simulation import expected_winners, play_hand
+from table_controller.engine.referee import Referee
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import expected_winners, play_hand
 from table_controller.store import _MIGRATIONS, SCHEMA_VERSION, Store, StoreError
 from web_dashboard import create_app, hub_of
 from web_dashboard.ranking import compute, from_store, points_plot

@@ -359,6 +359,16 @@ MESSAGES.update({
     "result_won": {"it": "vinta", "en": "won", "fr": "gagnée"},
     "result_lost": {"it": "persa", "en": "lost", "fr": "perdue"},
     "result_tie": {"it": "pari", "en": "tie", "fr": "nulle"},
+    "club": {"it": "Circolo", "en": "Club", "fr": "Club"},
+    "club_tables": {"it": "Tavoli", "en": "Tables", "fr": "Tables"},
+    "club_hands": {"it": "Smazzate finite", "en": "Finished hands", "fr": "Donnes terminées"},
+    "club_no_tables": {"it": "Nessun tavolo collegato finora.",
+                       "en": "No table has been heard from yet.",
+                       "fr": "Aucune table ne s'est encore signalée."},
+    "club_no_hands": {"it": "Nessuna smazzata finita finora.",
+                      "en": "No finished hand yet.", "fr": "Aucune donne terminée."},
+    "club_online": {"it": "in linea", "en": "online", "fr": "en ligne"},
+    "club_offline": {"it": "non in linea", "en": "offline", "fr": "hors ligne"},
     "recent_hands": {"it": "Ultime smazzate", "en": "Recent hands", "fr": "Dernières donnes"},
 })
 

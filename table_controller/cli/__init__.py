@@ -17,11 +17,11 @@ import argparse
 import os
 import sys
 
-from table_controller.cli import dashboard, firmware, referee, table, video, vision
+from table_controller.cli import club, dashboard, firmware, referee, table, video, vision
 from table_controller.cli.common import PROG, Parser, fail
 
 # In the order the commands appear in --help.
-COMMAND_MODULES = (referee, table, vision, firmware, dashboard)
+COMMAND_MODULES = (referee, table, vision, firmware, dashboard, club)
 
 
 def build_parser() -> argparse.ArgumentParser:

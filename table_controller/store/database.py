@@ -31,6 +31,7 @@ import datetime as _dt
 import json
 import logging
 import os
+import secrets
 import sqlite3
 import threading
 import time
@@ -54,7 +55,7 @@ from table_controller.engine.report import hand_report
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 TABLES = ("settings", "matches", "hands", "events")  # what every version has
 MAX_NAME = 64  # characters in a player's name (the phones' setup page keeps 24)
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -115,6 +116,22 @@ _MIGRATIONS: dict[int, str] = {
         player TEXT NOT NULL                   -- the player it means now
     );
     CREATE INDEX hands_finished ON hands (finished) WHERE result IS NOT NULL;
+    """,
+    # The club's outbox (table_controller.club): each finished hand and match result,
+    # written in the same transaction as the hand's result, so a table that was offline
+    # publishes what it missed. ``key`` is idempotent (the club keeps one copy of each);
+    # a correction that rewrites a published hand raises its revision and sends it again.
+    3: """
+    CREATE TABLE outbox (
+        id       INTEGER PRIMARY KEY,
+        key      TEXT NOT NULL UNIQUE,         -- <store id>/<match id>[/<hand idx>]
+        kind     TEXT NOT NULL,                -- 'hand' or 'match'
+        payload  TEXT NOT NULL,                -- JSON
+        revision INTEGER NOT NULL DEFAULT 1,
+        created  REAL NOT NULL,
+        sent     REAL                          -- when the broker acknowledged it
+    );
+    CREATE INDEX outbox_unsent ON outbox (id) WHERE sent IS NULL;
     """,
 }
 
@@ -305,6 +322,7 @@ class Store:
         self._db: sqlite3.Connection | None = None
         self._wal_id: tuple[int, int] | None = None
         self.notes: list[str] = []  # one line each: a file set aside, replayed verdicts
+        self._outbox_id: str | None = None  # set by enable_outbox (a club is configured)
         file = Path(self.path) if _is_file_path(self.path) else None
         if file is not None and not file.exists():
             self._create(file)
@@ -688,6 +706,55 @@ class Store:
                                    f"({shown(exc, 80)})") from None
         return out
 
+    # -- the club's outbox --------------------------------------------------------
+
+    def enable_outbox(self) -> str:
+        """From now on every finished hand and match result is also queued in the
+        outbox (a club is configured). Returns the store's id, the first part of every
+        outbox key: a new store (``--reset-store``) starts new keys, never a club's
+        duplicate of an old one."""
+        store_id = self.get_setting("store_id")
+        if store_id is None:
+            store_id = secrets.token_hex(6)
+            self.set_setting("store_id", store_id)
+        self._outbox_id = store_id
+        return store_id
+
+    def outbox_pending(self, limit: int = 50, after: int = 0) -> list[dict[str, Any]]:
+        """Unsent outbox entries, oldest first: id, key, kind, revision, payload (JSON)."""
+        return [{"id": r[0], "key": r[1], "kind": r[2], "revision": r[3], "payload": r[4]}
+                for r in self._rows(
+                    "SELECT id, key, kind, revision, payload FROM outbox "
+                    "WHERE sent IS NULL AND id > ? ORDER BY id LIMIT ?", (after, int(limit)))]
+
+    def outbox_sent(self, entry_id: int, revision: int) -> None:
+        """The broker acknowledged this revision of the entry (a newer one stays unsent)."""
+        with self._tx() as conn:
+            conn.execute("UPDATE outbox SET sent=? WHERE id=? AND revision=?",
+                         (time.time(), entry_id, revision))
+
+    def outbox_counts(self) -> dict[str, int]:
+        row = self._row("SELECT COUNT(*), COUNT(sent) FROM outbox")
+        return {"entries": row[0], "sent": row[1], "pending": row[0] - row[1]}
+
+    def _queue(self, conn: sqlite3.Connection, kind: str, key: str,
+               payload: dict[str, Any]) -> None:
+        """An outbox entry in the caller's transaction; an unchanged payload is not
+        queued again, a changed one is the entry's next revision."""
+        key = f"{self._outbox_id}/{key}"
+        text = json.dumps(dict(payload, key=key, kind=kind), separators=(",", ":"))
+        conn.execute("INSERT INTO outbox(key, kind, payload, created) VALUES (?, ?, ?, ?) "
+                     "ON CONFLICT(key) DO UPDATE SET payload=excluded.payload, "
+                     "revision=revision + 1, sent=NULL WHERE payload != excluded.payload",
+                     (key, kind, text, time.time()))
+
+    def _players_in(self, conn: sqlite3.Connection, match_id: int) -> tuple[list, list]:
+        """The match's names as typed and the players they mean now."""
+        names = json.loads(conn.execute("SELECT names FROM matches WHERE id=?",
+                                        (match_id,)).fetchone()[0])
+        aliases = dict(conn.execute("SELECT name, player FROM player_aliases").fetchall())
+        return names, [aliases.get(n, n) for n in names]
+
     # -- events -------------------------------------------------------------------
 
     def append_event(self, match_id: int, event: dict[str, Any] | str, decision: Decision,
@@ -757,14 +824,27 @@ class Store:
                                      [n for n in referee.notes if n.hand == idx])
                 conn.execute("UPDATE hands SET result=?, finished=? WHERE match_id=? AND idx=?",
                              (json.dumps(result), now, match_id, idx))
+                if self._outbox_id is not None:
+                    names, players = self._players_in(conn, match_id)
+                    self._queue(conn, "hand", f"{match_id}/{idx}", {
+                        "match": match_id, "hand": idx, "finished": now, "names": names,
+                        "players": players, "result": result})
             elif not over and row is not None and row["result"] is not None:  # undone
                 conn.execute("UPDATE hands SET result=NULL, finished=NULL "
                              "WHERE match_id=? AND idx=?", (match_id, idx))
+                if self._outbox_id is not None:  # the club takes it back too
+                    self._queue(conn, "hand", f"{match_id}/{idx}",
+                                {"match": match_id, "hand": idx, "withdrawn": True})
         conn.execute("DELETE FROM hands WHERE match_id=? AND idx>=?",
                      (match_id, len(referee.hands)))
         standing = referee.standing()
         conn.execute("UPDATE matches SET standing=?, finished=? WHERE id=?",
                      (json.dumps(standing.to_json()), now if standing.over else None, match_id))
+        if standing.over and self._outbox_id is not None:
+            names, players = self._players_in(conn, match_id)
+            self._queue(conn, "match", str(match_id), {
+                "match": match_id, "names": names, "players": players,
+                "standing": standing.to_json()})
 
     def events(self, match_id: int) -> list[EventRow]:
         return [self._decoded(_event_row, r) for r in self._rows(

@@ -1,0 +1,393 @@
+"""The club with a real Mosquitto (the shipped deploy/mosquitto config on a temporary
+port): three simulated tables playing at once publish, the club view shows all three and
+the ranking; the broker is stopped mid-match and restarted, one table is cut off the
+network for a whole hand; afterwards the club has every finished hand exactly once, and
+no message the broker carried told anything secret during a hand (a subscriber on '#'
+sees them all). Then the ACL: a table cannot write another table's topics."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from dataclasses import replace
+
+import paho.mqtt.client as mqtt
+import pytest
+from mqtt_broker import CLUB, PASSWORD, Broker, Proxy
+from test_dashboard_leak import walk
+
+from table_controller.app import build_table
+from table_controller.club.view import ClubFeed
+from table_controller.config import ClubConfig, Config, TableConfig
+from table_controller.engine.rules import HandRules
+from table_controller.engine.simulation import play_hand
+from web_dashboard.club import create_club_app
+from web_dashboard.state import face_up
+
+TABLES = {"tavolo-1": 2, "tavolo-2": 4, "tavolo-3": 5}  # name -> players
+USERS = [*TABLES, "club-view", "tap"]
+TAP_ACL = "\n# The tests' tap: reads everything the broker carries.\nuser tap\ntopic read #\n"
+CARD = r"(?<![0-9A-Za-z])(?:10|[1-9])[dcsb](?![0-9A-Za-z])"
+
+
+def wait_for(what, timeout=30.0, step=0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = what()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Tap:
+    """Every message the broker carries, with a persistent session (so that what is
+    published while the tap reconnects after a broker restart still reaches it)."""
+
+    def __init__(self, port: int) -> None:
+        self.messages: list[tuple[str, bytes, bool]] = []
+        self.connected = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="tests-tap",
+                                  clean_session=False)
+        self.client.username_pw_set("tap", PASSWORD.format(user="tap"))
+        self.client.reconnect_delay_set(0.1, 1)
+        self.client.on_connect = self._on_connect
+        self.client.on_message = lambda c, u, m: self.messages.append(
+            (m.topic, bytes(m.payload), bool(m.retain)))
+        self.client.on_disconnect = lambda *a: self.connected.clear()
+        self.client.connect_async("127.0.0.1", port)
+        self.client.loop_start()
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
+        client.subscribe("#", qos=1)
+        self.connected.set()
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+class SimTable:
+    """A whole table (build_table: controller, store, club publisher) fed simulated
+    hands event by event, as its camera would."""
+
+    def __init__(self, tmp_path, name: str, players: int, port: int) -> None:
+        self.name, self.players = name, players
+        names = tuple(f"{name[-1]}{chr(65 + s)}" for s in range(players))
+        if name == "tavolo-2":
+            names = ("Zoe",) + names[1:]  # a player who also sits at tavolo-1 later
+        config = replace(Config(), table=TableConfig(players=players, names=names, match=1,
+                                                     first_dealer=0),
+                         club=ClubConfig("127.0.0.1", port, CLUB, name, name,
+                                         PASSWORD.format(user=name)))
+        self.config = config
+        self.table = build_table(config, db_path=tmp_path / f"{name}.db", dashboard=False,
+                                 vision=False)
+        self.store = self.table.store
+        self.hands_played = 0
+        # chiamata: (match id, hand number) -> how many cards were played before the
+        # called one (its holder, the partner, is secret until then)
+        self.called_at: dict[tuple[int, int], int] = {}
+
+    def play_hand(self, seed: int, pause: float = 0.003, midway=None) -> None:
+        c = self.table.controller
+        ref = c.referee
+        dealer = 0 if ref.standing().over or not ref.hands else ref.next_dealer()
+        sim = play_hand(HandRules(self.players), dealer, random.Random(seed),
+                        style="sensible")
+        events = [e.to_json() for e in sim.events]
+        for i, event in enumerate(events):
+            decision = c.submit(event)
+            assert decision.accepted, (self.name, event, decision.violation)
+            if i == 0 and sim.called is not None:
+                plays = [e for e in sim.events if e.type == "play"]
+                self.called_at[(c.match_id, len(c.referee.hands))] = next(
+                    k for k, e in enumerate(plays) if e.card is sim.called)
+            if midway is not None and i == len(events) // 2:
+                midway()
+            time.sleep(pause)
+        self.hands_played += 1
+
+    def finished_keys(self) -> dict[str, dict]:
+        store_id = self.store.get_setting("store_id")
+        out = {}
+        for info in self.store.matches():
+            for row in self.store.hands(info.id):
+                if row.result is not None:
+                    out[f"{store_id}/{info.id}/{row.idx}"] = row.result
+        return out
+
+    def close(self) -> None:
+        self.table.close()
+
+
+def check_no_leak(messages, tables: dict[str, SimTable]) -> int:
+    """Every state message the broker carried: during a hand no points, no reveal, no
+    card but the ones face up, and chiamata's partner only once the called card lies
+    on the table or in a taken trick (after its play). Returns how many were checked
+    during a hand."""
+    import re
+
+    during = 0
+    for topic, payload, _retained in messages:
+        parts = topic.split("/")
+        if parts[-1] != "state":
+            continue
+        state = json.loads(payload)["state"]
+        hand = state.get("hand")
+        if hand is None or hand.get("over"):
+            continue
+        during += 1
+        where = f"{topic} during hand {hand['number']}"
+        assert state.get("reveal") is None, where
+        for path, key, value in walk(state):
+            assert not any(w in str(key) for w in ("point", "score", "running")) or \
+                value is None or key == "points" and path.startswith("$.note"), \
+                f"{where}: {path}"
+        named = set(re.findall(CARD, json.dumps(state)))
+        assert named <= face_up(hand), f"{where}: names {named - face_up(hand)}"
+        if hand.get("players") == 5:
+            n = hand["players"]
+            plays = hand["tricks_played"] * n + (0 if hand["trick_complete"] else
+                                                 len(hand["trick"]))
+            at = tables[parts[2]].called_at[(state["match"]["id"], hand["number"])]
+            if plays <= at:  # the called card is not yet on the table: its holder secret
+                assert hand.get("partner") is None and hand.get("teams") is None, where
+                assert state.get("note") is None or state["note"].get("partner") is None
+    return during
+
+
+@pytest.fixture
+def broker(tmp_path):
+    b = Broker(tmp_path / "mosquitto", USERS, extra_acl=TAP_ACL).start()
+    yield b
+    b.stop()
+
+
+def test_three_tables_broker_restart_and_a_table_offline_for_a_hand(tmp_path, broker):
+    tap = Tap(broker.port)
+    assert tap.connected.wait(10)
+    feed = ClubFeed("127.0.0.1", broker.port, CLUB, username="club-view",
+                    password=PASSWORD.format(user="club-view"),
+                    db=str(tmp_path / "club.db")).start()
+    assert feed.connected.wait(10)
+    proxy = Proxy(broker.port)  # tavolo-3 reaches the broker through it
+    tables = {}
+    for name, players in TABLES.items():
+        port = proxy.port if name == "tavolo-3" else broker.port
+        tables[name] = SimTable(tmp_path, name, players, port)
+    try:
+        for t in tables.values():
+            assert t.table.club.connected.wait(10), t.name
+        app = create_club_app(feed, {"CLUB_NAME": CLUB})
+        client = app.test_client()
+
+        # 1. All three play a hand at once; the club shows them live meanwhile.
+        seen_live = set()
+
+        def look():
+            for entry in feed.tables():
+                hand = (entry.get("state") or {}).get("hand")
+                if hand and not hand["over"]:
+                    seen_live.add(entry["table"])
+
+        def run_all(seed, midway=None, only=None):
+            threads = [threading.Thread(target=t.play_hand, args=(seed + i,),
+                                        kwargs={"midway": midway if i == 0 else None})
+                       for i, t in enumerate(tables.values()) if only is None or
+                       t.name in only]
+            for th in threads:
+                th.start()
+            while any(th.is_alive() for th in threads):
+                look()
+                time.sleep(0.01)
+            for th in threads:
+                th.join()
+
+        run_all(100)
+        assert seen_live == set(TABLES), seen_live
+        grid = client.get("/").get_data(as_text=True)
+        for name in TABLES:
+            assert f'id="table-{name}"' in grid
+        assert "Zoe" in grid
+
+        # 2. The broker is stopped in the middle of a hand (all three playing) and
+        # restarted while they go on: the tables never wait for it.
+        stopped = {}
+
+        def stop_broker():
+            t0 = time.monotonic()
+            broker.stop()
+            stopped["after"] = time.monotonic() - t0
+
+        t0 = time.monotonic()
+        run_all(200, midway=stop_broker)
+        assert "after" in stopped
+        played_while_down = time.monotonic() - t0
+        assert played_while_down < 30
+        pending = sum(t.store.outbox_counts()["pending"] for t in tables.values())
+        assert pending >= 3  # the hands finished while the broker was down
+        broker.start()
+
+        # 3. tavolo-3 loses its network for a whole hand while the others play on.
+        wait_for(lambda: tables["tavolo-3"].table.club.connected.is_set())
+        proxy.cut()
+        wait_for(lambda: not tables["tavolo-3"].table.club.connected.is_set(), 15)
+        run_all(300)
+        assert tables["tavolo-3"].store.outbox_counts()["pending"] >= 1
+        run_all(400, only={"tavolo-1", "tavolo-2"})
+        proxy.mend()
+
+        # Afterwards: every finished hand at the club, once, as the table stored it.
+        expected = {(t.name, k): v for t in tables.values()
+                    for k, v in t.finished_keys().items()}
+        assert len(expected) == 3 * 3 + 2 * 1
+
+        def club_has_all():
+            got = {(h["table"], h["key"]) for h in feed.hands()}
+            return got == set(expected) and all(
+                t.store.outbox_counts()["pending"] == 0 for t in tables.values())
+
+        wait_for(club_has_all, 60)
+        hands = feed.hands()
+        assert len(hands) == len(expected)  # exactly once
+        for h in hands:
+            assert h["result"] == expected[(h["table"], h["key"])]
+        # Each table's hand went out at least once on the wire; duplicates were kept once.
+        on_wire = [json.loads(p)["key"] for topic, p, _ in tap.messages if "/hands/" in topic]
+        assert set(on_wire) == {k for _, k in expected}
+        assert feed.stats["refused"] == 0
+
+        # The club view: the grid, the finished hands, the ranking (page and JSON).
+        wait_for(lambda: all((e.get("state") or {}).get("hand") for e in feed.tables()))
+        page = client.get("/hands").get_data(as_text=True)
+        assert page.count("<li>") >= len(expected)
+        ranking = client.get("/api/v1/club/ranking").get_json()
+        names = {p["name"] for p in ranking["players"]}
+        assert names == {n for t in tables.values() for n in t.config.table.names}
+        assert ranking["hands_rated"] == len(expected)
+        zoe = next(p for p in ranking["players"] if p["name"] == "Zoe")
+        assert zoe["hands"] == tables["tavolo-2"].hands_played
+        assert "Zoe" in client.get("/ranking").get_data(as_text=True)
+        doc = client.get("/api/v1/club").get_json()
+        assert [t["table"] for t in doc["tables"]] == sorted(TABLES)
+        assert all(t["status"] == "online" for t in doc["tables"])
+
+        # Nothing secret on the wire during any hand.
+        wait_for(lambda: any("/state" in m[0] for m in tap.messages))
+        during = check_no_leak(list(tap.messages), tables)
+        assert during > 50, during
+    finally:
+        for t in tables.values():
+            t.close()
+        proxy.close()
+        feed.close()
+        tap.close()
+
+
+def test_the_leak_check_finds_points_a_taken_card_and_an_early_partner():
+    """The wire check itself can fail: a state with points, one naming a card that is
+    not face up, one with the partner before the called card is played."""
+    class T:
+        called_at = {(1, 1): 7}
+
+    hand = {"number": 1, "players": 5, "over": False, "tricks_played": 0, "trick": [
+        {"seat": 0, "card": "3c"}], "trick_complete": False, "briscola": None,
+        "called": "1d", "partner": None, "teams": None}
+    state = {"match": {"id": 1}, "hand": hand, "reveal": None, "note": None}
+
+    def msg(st):
+        return [("briscola/c/t/state", json.dumps({"state": st}).encode(), True)]
+
+    assert check_no_leak(msg(state), {"t": T}) == 1
+    with pytest.raises(AssertionError):
+        check_no_leak(msg(dict(state, standing={"points": [40, 0]})), {"t": T})
+    with pytest.raises(AssertionError):
+        check_no_leak(msg(dict(state, note={"event": {"card": "7s"}})), {"t": T})
+    with pytest.raises(AssertionError):
+        check_no_leak(msg(dict(state, hand=dict(hand, partner=2))), {"t": T})
+
+
+def test_a_table_without_a_club_publishes_nothing_and_keeps_no_outbox(tmp_path):
+    config = replace(Config(), table=TableConfig(players=2, names=("A", "B"), match=1,
+                                                 first_dealer=0))
+    table = build_table(config, db_path=tmp_path / "t.db", dashboard=False, vision=False)
+    try:
+        assert table.club is None
+        assert not any("Club" in type(o).__name__ for o in table.controller.outputs)
+        sim = play_hand(HandRules(2), 0, random.Random(3), style="sensible")
+        for event in sim.events:
+            table.controller.submit(event.to_json())
+        assert table.store.hands(table.controller.match_id)[0].result is not None
+        assert table.store.outbox_counts() == {"entries": 0, "sent": 0, "pending": 0}
+        assert table.store.get_setting("store_id") is None
+    finally:
+        table.close()
+
+
+def test_a_table_starts_and_plays_at_once_with_its_broker_down(tmp_path):
+    """No broker at all (a closed port): the table starts, plays a hand at full speed,
+    and keeps the hand in its outbox."""
+    from mqtt_broker import free_port
+
+    port = free_port()
+    config = replace(Config(), table=TableConfig(players=2, names=("A", "B"), match=1,
+                                                 first_dealer=0),
+                     club=ClubConfig("127.0.0.1", port, CLUB, "solo", "solo", "x"))
+    t0 = time.monotonic()
+    table = build_table(config, db_path=tmp_path / "t.db", dashboard=False, vision=False)
+    try:
+        sim = play_hand(HandRules(2), 0, random.Random(4), style="sensible")
+        for event in sim.events:
+            table.controller.submit(event.to_json())
+        assert time.monotonic() - t0 < 5
+        assert table.store.outbox_counts() == {"entries": 2, "sent": 0, "pending": 2}
+        assert not table.club.connected.is_set()
+    finally:
+        t0 = time.monotonic()
+        table.close()
+        assert time.monotonic() - t0 < 5
+
+
+def test_the_acl_lets_a_table_write_only_its_own_topics(tmp_path, broker):
+    tap = Tap(broker.port)
+    assert tap.connected.wait(10)
+
+    def connect(user, password=None):
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"acl-{user}")
+        c.username_pw_set(user, password or PASSWORD.format(user=user))
+        result = {}
+        c.on_connect = lambda cl, u, f, rc, p: result.setdefault("rc", rc)
+        c.connect("127.0.0.1", broker.port)
+        c.loop_start()
+        wait_for(lambda: "rc" in result, 10)
+        return c, result["rc"]
+
+    t1, rc = connect("tavolo-1")
+    assert not rc.is_failure
+    t1.publish(f"briscola/{CLUB}/tavolo-2/state", b'{"forged": true}', qos=1).wait_for_publish(5)
+    t1.publish(f"briscola/{CLUB}/tavolo-2/hands/1-0", b'{"forged": true}', qos=1
+               ).wait_for_publish(5)
+    t1.publish(f"briscola/{CLUB}/tavolo-1/state", b'{"mine": true}', qos=1).wait_for_publish(5)
+    t1.publish("briscola/other-club/tavolo-1/state", b'{"forged": true}', qos=1
+               ).wait_for_publish(5)
+    wait_for(lambda: any(t == f"briscola/{CLUB}/tavolo-1/state" for t, _, _ in tap.messages))
+    time.sleep(0.3)
+    topics = [t for t, _, _ in tap.messages]
+    assert f"briscola/{CLUB}/tavolo-1/state" in topics
+    assert not any(b"forged" in p for _, p, _ in tap.messages), topics
+    # The club's reader reads but cannot write; a wrong password is refused.
+    reader, rc = connect("club-view")
+    assert not rc.is_failure
+    reader.publish(f"briscola/{CLUB}/tavolo-1/state", b'{"forged": true}', qos=1
+                   ).wait_for_publish(5)
+    time.sleep(0.3)
+    assert not any(b"forged" in p for _, p, _ in tap.messages)
+    bad, rc = connect("tavolo-1", "wrong")
+    assert rc.is_failure
+    for c in (t1, reader, bad):
+        c.disconnect()
+        c.loop_stop()
+    tap.close()
