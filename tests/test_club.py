@@ -391,3 +391,97 @@ def test_the_acl_lets_a_table_write_only_its_own_topics(tmp_path, broker):
         c.disconnect()
         c.loop_stop()
     tap.close()
+
+
+def test_the_club_keeps_one_copy_per_key_takes_revisions_and_withdrawals(tmp_path):
+    """ClubFeed's bookkeeping, fed messages directly (no broker)."""
+    feed = ClubFeed("127.0.0.1", 1, CLUB, db=str(tmp_path / "c.db"))
+
+    class Msg:
+        def __init__(self, topic, doc):
+            self.topic, self.payload = topic, json.dumps(doc).encode()
+
+    result = {"complete": True, "points": [70, 50], "teams": None, "winners": [0],
+              "outcome": "win"}
+    hand = {"key": "s1/1/0", "kind": "hand", "revision": 1, "match": 1, "hand": 0,
+            "finished": "2026-12-01T10:00:00+00:00", "names": ["A", "B"],
+            "players": ["A", "B"], "result": result}
+    topic = f"briscola/{CLUB}/t1/hands/1-0"
+    for _ in range(3):
+        feed._on_message(None, None, Msg(topic, hand))
+    feed._on_message(None, None, Msg(f"briscola/{CLUB}/t2/hands/1-0", hand))  # another table
+    assert len(feed.hands()) == 2 and feed.stats["duplicates"] == 2
+    feed._on_message(None, None, Msg(topic, dict(hand, revision=2, result=dict(
+        result, points=[50, 70], winners=[1]))))
+    assert {h["table"]: h["result"]["winners"] for h in feed.hands()} == {"t1": [1],
+                                                                          "t2": [0]}
+    feed._on_message(None, None, Msg(topic, dict(hand, revision=1)))  # an older copy
+    assert {h["table"]: h["revision"] for h in feed.hands()} == {"t1": 2, "t2": 1}
+    feed._on_message(None, None, Msg(topic, {"key": "s1/1/0", "revision": 3,
+                                             "withdrawn": True}))
+    assert [h["table"] for h in feed.hands()] == ["t2"]
+    feed._on_message(None, None, Msg("briscola/other/t1/hands/1-0", hand))
+    feed._on_message(None, None, Msg(f"briscola/{CLUB}/t1/state/x", {}))
+    assert feed.stats["refused"] == 2
+    # A state is shown through the phones' gate again: no points during a hand.
+    feed._on_message(None, None, Msg(f"briscola/{CLUB}/t1/state", {"sent": 1.0, "state": {
+        "hand": {"number": 1, "over": False, "trick": []}, "reveal": {"points": [1, 2]},
+        "secret": 1}}))
+    [t1] = [t for t in feed.tables() if t["table"] == "t1"]
+    assert t1["state"]["reveal"] is None and "secret" not in t1["state"]
+    ranking = compute_club(feed)
+    assert [p["name"] for p in ranking["players"]] == ["A", "B"]
+
+
+def compute_club(feed):
+    from web_dashboard.ranking import compute
+
+    return compute(feed.summaries()).to_json()
+
+
+def test_briscola_table_club_serves_the_view_and_refuses_bad_input(tmp_path, broker):
+    import subprocess
+    import sys
+    import urllib.request
+
+    from mqtt_broker import free_port
+
+    def club_cli(*args, **kw):
+        return subprocess.run([sys.executable, "-m", "table_controller", "club", *args],
+                              capture_output=True, text=True, timeout=30, **kw)
+
+    for args, said in ((["--club", CLUB], "--broker (or broker in a --config file's [club]) "
+                                          "is required"),
+                       (["--broker", "h:0x", "--club", CLUB], "--broker: expected host"),
+                       (["--broker", "h", "--club", "a/b"], "--club: expected 1 to 32"),
+                       (["--config", str(tmp_path / "none.toml")],
+                        f"{tmp_path / 'none.toml'}: no such")):
+        r = club_cli(*args)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+        assert r.stderr.startswith(f"briscola-table club: {said}"), r.stderr
+    (tmp_path / "club.toml").write_text(
+        f'[club]\nbroker = "127.0.0.1:{broker.port}"\nclub = "{CLUB}"\n'
+        'username = "club-view"\n'
+        f'password_file = "{tmp_path / "pw"}"\n')
+    (tmp_path / "pw").write_text(PASSWORD.format(user="club-view") + "\n")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "table_controller", "club", "--config",
+                             str(tmp_path / "club.toml"), "--host", "127.0.0.1", "--port",
+                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    table = SimTable(tmp_path, "tavolo-1", 2, broker.port)
+    try:
+        assert f"127.0.0.1:{port}" in proc.stdout.readline()
+        table.play_hand(9, pause=0)
+
+        def page():
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/club/hands") as r:
+                return json.load(r)["hands"]
+
+        wait_for(page, 30)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/") as r:
+            assert 'id="table-tavolo-1"' in r.read().decode()
+    finally:
+        table.close()
+        proc.terminate()
+        proc.wait(10)

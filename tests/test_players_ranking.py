@@ -12,7 +12,8 @@ import pytest
 from table_controller.engine.referee import Referee
 from table_controller.engine.rules import HandRules
 from table_controller.engine.simulation import expected_winners, play_hand
-from table_controller.store import _MIGRATIONS, SCHEMA_VERSION, Store, StoreError
+from table_controller.store import SCHEMA_VERSION, Store, StoreError
+from table_controller.store.database import _MIGRATIONS
 from web_dashboard import create_app, hub_of
 from web_dashboard.ranking import compute, from_store, points_plot
 
@@ -53,7 +54,7 @@ def test_a_version_1_store_is_migrated_and_keeps_its_matches(tmp_path):
     conn.commit()
     conn.close()
     store = Store(path)
-    assert store.schema_version == SCHEMA_VERSION == 2
+    assert store.schema_version == SCHEMA_VERSION == 3
     assert store.player_names() == ["Ada", "Bea"]
     assert store.match(1).names == ("Ada", "Bea")
     store.rename_player("Bea", "Beatrice")
