@@ -151,6 +151,36 @@ def test_find_cards_on_a_light_cloth_over_a_darker_table():
     assert extra == 0
 
 
+@pytest.mark.parametrize("turn", [80.0, 95.0])
+def test_cards_touching_corner_to_corner_on_the_mat_are_split(turn):
+    # Two cards meeting at a corner make one blob that fills half its outline (the
+    # benchmark's 4-player hand: a card laid crosswise touching the next zone's card).
+    layout = mat_layout("A3")
+    ppm = 1.25
+    mat = draw_mat(layout, ppm)
+    cx, cy = layout.width / 2, layout.height / 2
+    upright = PlacedCard("4b", (cx - CARD_W_MM / 2 - 2, cy + CARD_H_MM / 2 - 4), 0.0)
+    # The crosswise card's near corner on the upright card's top-right corner.
+    a = math.radians(turn)
+    half = np.array([CARD_W_MM, CARD_H_MM]) / 2
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    corner = np.array(upright.center_mm) + [CARD_W_MM / 2, -CARD_H_MM / 2]
+    far = min((rot @ (half * s) for s in ([1, 1], [1, -1], [-1, 1], [-1, -1])),
+              key=lambda v: v[0] + -v[1])  # the crosswise card's lower-left corner
+    crosswise = PlacedCard("7d", tuple(corner - far + [-1.0, 1.0]), turn)  # 1 mm over
+    top = paste_cards(mat, ppm, builtin_faces(), [upright, crosswise], shadow=False)
+    quads, mask = find_cards_on_mat(top, ppm, (CARD_W_MM, CARD_H_MM))
+    _, labels = cv2.connectedComponents(mask)
+    blob = {int(labels[round(c.center_mm[1] * ppm), round(c.center_mm[0] * ppm)])
+            for c in (upright, crosswise)}
+    assert len(blob) == 1 and 0 not in blob  # one blob: the failure is staged
+    centers = sorted(tuple(np.round(q.center / ppm)) for q in quads)
+    assert len(centers) == 2
+    for (x, y), c in zip(centers, sorted([upright, crosswise], key=lambda c: c.center_mm),
+                         strict=True):
+        assert math.dist((x, y), c.center_mm) < 4
+
+
 @pytest.mark.parametrize("turn", [0.0, 90.0, 33.0])
 @pytest.mark.parametrize("end_to_end", [False, True])
 def test_touching_cards_on_the_mat_are_split(turn, end_to_end):

@@ -247,8 +247,11 @@ def quads_from_mask(mask: np.ndarray, min_area: float, max_area: float,
         if area <= max_area and fill >= min_fill and _card_shaped(quad, ratio):
             out.append(Quad(order_corners(quad), area, fill))
             continue
-        if max_erode <= 0 or area < 1.6 * min_area or fill < 0.55:
-            continue  # too small for two cards, or too ragged to be cards at all
+        # Too small for two cards, or too ragged to be cards at all; but where the card's
+        # size is known, two cards meeting at a corner (a blob filling half its outline)
+        # are tried too: the parts must each come out card-sized and square-cornered.
+        if max_erode <= 0 or area < 1.6 * min_area or (fill < 0.55 and card_px is None):
+            continue
         if card_px is not None and fill >= min_fill:
             row = _split_row(cnt, card_px)
             if row:
@@ -457,7 +460,12 @@ def find_cards(image: np.ndarray) -> list[Quad]:
         for c in weak) or clean(e)]
     corners = [c.corners for c in found]
     if refiner is not None:
-        corners = refiner.refine(image, corners)
+        # A card a clean mask outline already gives to the pixel keeps its rough corners
+        # (they only say where it is): the refiner's time goes to the cards that need it.
+        todo = [i for i, c in enumerate(found) if not any(
+            quad_iou(c.corners, e.corners) >= SAME_CARD_IOU and clean(e) for e in exact)]
+        for i, q in zip(todo, refiner.refine(image, [corners[i] for i in todo]), strict=True):
+            corners[i] = q
     learned = [Quad(q.astype(np.float32), abs(cv2.contourArea(q.astype(np.float32))), 1.0,
                     min(1.0, c.visible)) for c, q in zip(found, corners, strict=True)]
     # A mask's outline with a side off the card's edge (a corner swung out into a
