@@ -274,3 +274,36 @@ def test_ranking_of_a_referee_free_summary_list_matches_the_referee(tmp_path):
             hand["outcome"] == "tie"
     assert isinstance(referee, Referee)
     store.close()
+
+
+def test_the_cached_ranking_follows_every_change_it_depends_on(app):
+    """The dashboard recomputes when a result, a name or a rename changes (and only
+    then): a result rewritten to the same length, names set during a match."""
+    from web_dashboard.players import current_ranking
+
+    store = app.extensions["briscola"]["store"]
+    info, referee, _ = play_match(store, ["Ada", "Bea"], [1])
+    with app.app_context():
+        first = current_ranking()
+        assert current_ranking() is first  # nothing changed: the cached one
+        key = store.ranking_fingerprint()
+        # An event inside a new hand changes nothing the ranking reads.
+        obj = {"type": "hand", "players": 2, "dealer": referee.next_dealer()}
+        store.append_event(info.id, obj, referee.feed_json(obj), referee)
+        assert store.ranking_fingerprint() == key and current_ranking() is first
+        store.set_names(info.id, ["Ada", "Bice"])
+        renamed = current_ranking()
+        assert renamed is not first and set(renamed.players) == {"Ada", "Bice"}
+        # A result with the same length but other points (as a correction could make).
+        conn = store._conn()
+        row = conn.execute("SELECT result FROM hands WHERE match_id=? AND idx=0",
+                           (info.id,)).fetchone()[0]
+        doc = json.loads(row)
+        doc["points"] = doc["points"][::-1]
+        doc["winners"] = [1 - w for w in doc["winners"]]
+        assert len(json.dumps(doc)) == len(row)
+        conn.execute("UPDATE hands SET result=? WHERE match_id=? AND idx=0",
+                     (json.dumps(doc), info.id))
+        swapped = current_ranking()
+        assert swapped is not renamed
+        assert swapped.player("Ada").points == renamed.player("Bice").points

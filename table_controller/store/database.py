@@ -28,6 +28,7 @@ or half-made file at the store's path is always damage, never a fresh start.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import logging
 import os
@@ -672,14 +673,22 @@ class Store:
         self.checkpoint()
         return target
 
-    def ranking_fingerprint(self) -> tuple:
-        """Changes whenever a finished hand, its result or a rename changes: a ranking
-        cached under it is the one recomputing would give."""
-        hands = self._row("SELECT COUNT(*), MAX(finished), TOTAL(length(result)), "
-                          "TOTAL(match_id * 64 + idx) FROM hands WHERE result IS NOT NULL")
-        names = self._row("SELECT COUNT(*), group_concat(name || '=' || player, char(0)) "
-                          "FROM player_aliases")
-        return tuple(hands) + tuple(names)
+    def ranking_fingerprint(self) -> str:
+        """A digest of everything a ranking reads (each finished hand's points, teams,
+        winners and outcome, every match's names, the renames): a ranking cached under
+        it is the one recomputing would give, and events inside a hand leave it alone."""
+        digest = hashlib.blake2b(digest_size=16)
+        for sql in ("SELECT group_concat(match_id || ':' || idx || '=' || "
+                    "ifnull(json_extract(result, '$.points'), '') || "
+                    "ifnull(json_extract(result, '$.teams'), '') || "
+                    "ifnull(json_extract(result, '$.winners'), '') || "
+                    "ifnull(json_extract(result, '$.outcome'), '') || "
+                    "ifnull(json_extract(result, '$.complete'), ''), ';') "
+                    "FROM hands WHERE result IS NOT NULL",
+                    "SELECT group_concat(id || '=' || names, ';') FROM matches",
+                    "SELECT group_concat(name || '=' || player, char(0)) FROM player_aliases"):
+            digest.update(str(self._row(sql)[0]).encode("utf-8", "surrogatepass") + b"\x00")
+        return digest.hexdigest()
 
     def finished_hands(self) -> list[dict[str, Any]]:
         """Every finished hand, in the order they finished, with what a ranking needs
