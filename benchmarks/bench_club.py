@@ -172,8 +172,10 @@ def main() -> None:
     if not lat:
         sys.exit("bench_club: no state reached the club view")
     p95 = lat[int(0.95 * (len(lat) - 1))]
-    print(f"club view: {tables_seen} tables seen, {len(lat):,} states received "
-          f"({len(lat) / args.seconds:.0f}/s), {hands} finished hands, "
+    states = feed.stats["states"]
+    print(f"club view: {tables_seen} tables seen, {states:,} states received "
+          f"({states / args.seconds:.0f}/s; latency over the last {len(lat):,}), "
+          f"{hands} finished hands, "
           f"{feed.stats['duplicates']} duplicates kept once")
     print(f"delivery latency: median {statistics.median(lat) * 1000:.1f} ms, "
           f"p95 {p95 * 1000:.1f} ms, max {lat[-1] * 1000:.1f} ms (target p95 < 200 ms)")

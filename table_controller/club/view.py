@@ -53,7 +53,7 @@ class ClubFeed:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._tables: dict[str, dict[str, Any]] = {}
         self.latencies: collections.deque[float] = collections.deque(maxlen=LATENCIES)
-        self.stats = {"messages": 0, "duplicates": 0, "refused": 0}
+        self.stats = {"messages": 0, "states": 0, "duplicates": 0, "refused": 0}
         self.connected = threading.Event()
         self.refused: str | None = None  # why the broker refused the view, if it did
         self._client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
@@ -126,6 +126,7 @@ class ClubFeed:
 
         state = phone_view(doc.get("state") or {})
         sent = doc.get("sent")
+        self.stats["states"] += 1
         with self._lock:
             entry = self._table(table)
             entry.update(state=state, received=now,
