@@ -485,3 +485,29 @@ def test_briscola_table_club_serves_the_view_and_refuses_bad_input(tmp_path, bro
         table.close()
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_table_restarted_after_playing_offline_sends_what_it_missed(tmp_path, broker):
+    """The outbox survives the table itself: hands finished while the network was gone,
+    then the table stopped; started again with the network back, it sends them."""
+    feed = ClubFeed("127.0.0.1", broker.port, CLUB, username="club-view",
+                    password=PASSWORD.format(user="club-view")).start()
+    assert feed.connected.wait(10)
+    proxy = Proxy(broker.port)
+    proxy.cut()
+    table = SimTable(tmp_path, "tavolo-1", 2, proxy.port)
+    try:
+        table.play_hand(21, pause=0)
+        assert table.store.outbox_counts()["pending"] == 2  # the hand and the match
+    finally:
+        table.close()
+    proxy.mend()
+    again = SimTable(tmp_path, "tavolo-1", 2, proxy.port)
+    try:
+        wait_for(lambda: len(feed.hands()) == 1 and len(feed.matches()) == 1, 30)
+        assert again.store.outbox_counts()["pending"] == 0
+        assert feed.hands()[0]["key"] in again.finished_keys()
+    finally:
+        again.close()
+        proxy.close()
+        feed.close()
