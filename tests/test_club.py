@@ -186,12 +186,17 @@ def test_three_tables_broker_restart_and_a_table_offline_for_a_hand(tmp_path, br
 
         # 1. All three play a hand at once; the club shows them live meanwhile.
         seen_live = set()
+        served = []  # what the club view's API served, as messages for the leak check
 
         def look():
             for entry in feed.tables():
                 hand = (entry.get("state") or {}).get("hand")
                 if hand and not hand["over"]:
                     seen_live.add(entry["table"])
+            for t in client.get("/api/v1/club").get_json()["tables"]:
+                if t["state"] is not None:
+                    served.append((f"briscola/{CLUB}/{t['table']}/state",
+                                   json.dumps({"state": t["state"]}).encode(), False))
 
         def run_all(seed, midway=None, only=None):
             threads = [threading.Thread(target=t.play_hand, args=(seed + i,),
@@ -279,6 +284,7 @@ def test_three_tables_broker_restart_and_a_table_offline_for_a_hand(tmp_path, br
         wait_for(lambda: any("/state" in m[0] for m in tap.messages))
         during = check_no_leak(list(tap.messages), tables)
         assert during > 50, during
+        assert check_no_leak(served, tables) > 20  # nor on the club's own pages
     finally:
         for t in tables.values():
             t.close()
