@@ -182,6 +182,7 @@ def test_ranking_page_player_page_api_and_the_setup_suggestions(app):
     assert first["won"] + first["tied"] + first["lost"] == first["hands"] == 4
     player = client.get("/players/Ada").get_data(as_text=True)
     assert "<svg" in player and "<polyline" in player and player.count("<circle") == 4
+    assert 'href="/history/1"' in player
     assert "style=" not in player.split("<svg", 1)[1].split("</svg>")[0]  # CSP: no inline
     api = client.get("/api/v1/players/Ada").get_json()
     assert api["hands"] == 4 and len(api["history"]) == 4 and api["match_ids"] == [1]
