@@ -226,8 +226,9 @@ def test_setup_form_new_hand_correction_and_undo(app, unlocked):
     assert "the seat must be a number" in unlocked.get("/").get_data(as_text=True)
     unlocked.post("/table/undo", data={"csrf_token": token})
     assert hub_of(app).snapshot()["hand"]["trick"] == []
-    assert "Last event undone." in unlocked.get("/", headers={"Accept-Language": "en"}) \
-        .get_data(as_text=True)
+    # Said when it is done, in the language of the phone that asked (the table's, here).
+    assert '<p class="flash ok">Dernier événement annulé.</p>' in unlocked.get(
+        "/", headers={"Accept-Language": "en"}).get_data(as_text=True)
     unlocked.post("/table/event", data={"csrf_token": token, "type": "play", "seat": "1",
                                         "card": "3c"})
     # During a hand a phone is told no card off the table (3c lies in no trick).

@@ -18,7 +18,8 @@ from flask import Flask, g, jsonify, render_template, request
 from werkzeug.routing import IntegerConverter
 
 from table_controller.store import Store, StoreDamaged
-from web_dashboard.i18n import LANGUAGES, pick_language, translate
+from web_dashboard import i18n
+from web_dashboard.i18n import _
 from web_dashboard.live import LiveTable
 from web_dashboard.security import PinGuard, add_security_headers, csrf_token, unlocked
 
@@ -94,15 +95,12 @@ def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = Non
                                   "enroll": None}  # a guided enrollment: web_dashboard.enroll
     app.extensions["pin"] = PinGuard(store)
 
-    @app.before_request
-    def _language() -> None:
-        g.lang = pick_language(request, store.get_setting("language", "it"))
+    i18n.init_flask(app, lambda: store.get_setting("language", "it"))
 
     @app.context_processor
     def _template_helpers() -> dict[str, Any]:
-        lang = g.get("lang", "it")
-        return {"t": lambda key, **kw: translate(lang, key, **kw), "lang": lang,
-                "languages": LANGUAGES, "csrf_token": csrf_token, "unlocked": unlocked(),
+        return {**i18n.template_helpers(g.get("lang", "it")),
+                "csrf_token": csrf_token, "unlocked": unlocked(),
                 "pin_set": app.extensions["pin"].is_set}
 
     app.after_request(add_security_headers)
@@ -115,8 +113,7 @@ def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = Non
     def _not_found(exc):
         if request.path.startswith("/api/"):
             return jsonify(error=f"no such resource: {request.path}"), 404
-        return render_template("error.html", message=translate(g.get("lang", "it"),
-                                                                 "not_found")), 404
+        return render_template("error.html", message=_("Page not found.")), 404
 
     @app.errorhandler(405)
     def _bad_method(exc):
@@ -135,8 +132,8 @@ def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = Non
         app.logger.error("store damaged: %s", exc)
         if request.path.startswith("/api/"):
             return jsonify(error="the table's store is damaged: restart the table"), 503
-        return render_template("error.html", message=translate(g.get("lang", "it"),
-                                                                 "store_damaged")), 503
+        return render_template("error.html", message=_(
+            "The table's store is damaged: restart the table.")), 503
 
     return app
 

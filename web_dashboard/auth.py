@@ -6,7 +6,6 @@ from flask import (
     Blueprint,
     current_app,
     flash,
-    g,
     redirect,
     render_template,
     request,
@@ -14,7 +13,7 @@ from flask import (
     url_for,
 )
 
-from web_dashboard.i18n import translate
+from web_dashboard.i18n import _
 from web_dashboard.security import (
     PIN_RE,
     Verdict,
@@ -41,17 +40,17 @@ def unlock():
     status = 200
     if request.method == "POST":
         if not csrf_ok(request.form.get("csrf_token")):
-            error, status = translate(g.lang, "bad_form"), 400
+            error, status = _("The form expired: try again."), 400
         else:
             attempt = guard().attempt(request.form.get("pin", ""), client())
             if attempt:
                 unlock_session()
-                flash(translate(g.lang, "unlocked"), "ok")
+                flash(_("Changes enabled on this phone."), "ok")
                 return redirect(nxt)
             if attempt.verdict is Verdict.REFUSED:
-                error, status = translate(g.lang, "pin_locked"), 429
+                error, status = _("Too many attempts: try again shortly."), 429
             else:
-                error, status = translate(g.lang, "pin_wrong"), 403
+                error, status = _("Wrong PIN."), 403
     return render_template("unlock.html", error=error, next=nxt), status
 
 
@@ -79,18 +78,18 @@ def set_pin():
         current = Verdict.OK if first or not csrf_ok(f.get("csrf_token")) else \
             guard().attempt(f.get("current", ""), client()).verdict
         if not csrf_ok(f.get("csrf_token")):
-            error, status = translate(g.lang, "bad_form"), 400
+            error, status = _("The form expired: try again."), 400
         elif current is Verdict.REFUSED:
-            error, status = translate(g.lang, "pin_locked"), 429
+            error, status = _("Too many attempts: try again shortly."), 429
         elif current is Verdict.WRONG:
-            error, status = translate(g.lang, "pin_wrong"), 403
+            error, status = _("Wrong PIN."), 403
         elif not PIN_RE.match(pin):
-            error, status = translate(g.lang, "pin_format"), 400
+            error, status = _("The PIN has 4 to 12 digits."), 400
         elif pin != again:
-            error, status = translate(g.lang, "pin_mismatch"), 400
+            error, status = _("The two PINs differ."), 400
         else:
             guard().set(pin)  # ends every other session
             unlock_session()
-            flash(translate(g.lang, "pin_saved"), "ok")
+            flash(_("PIN saved."), "ok")
             return redirect(url_for("setup.form"))
     return render_template("pin.html", first=first, error=error), status

@@ -17,7 +17,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, current_app, g, jsonify, render_template, request
 
-from web_dashboard.i18n import LANGUAGES, card_name, pick_language, translate
+from web_dashboard import i18n
+from web_dashboard.i18n import card_name
 from web_dashboard.ranking import compute
 from web_dashboard.security import add_security_headers
 
@@ -105,15 +106,12 @@ def create_club_app(club_feed: Any, config: dict[str, Any] | None = None) -> Fla
         app.config.from_mapping(config)
     app.extensions["club_feed"] = club_feed
 
-    @app.before_request
-    def _language() -> None:
-        g.lang = pick_language(request, "it")
+    i18n.init_flask(app, lambda: "it")
 
     @app.context_processor
     def _helpers() -> dict[str, Any]:
         lang = g.get("lang", "it")
-        return {"t": lambda key, **kw: translate(lang, key, **kw), "lang": lang,
-                "languages": LANGUAGES, "card": lambda code: card_name(lang, code or ""),
+        return {**i18n.template_helpers(lang), "card": lambda code: card_name(lang, code or ""),
                 "club_name": app.config["CLUB_NAME"],
                 "refresh": int(app.config["CLUB_REFRESH"])}
 

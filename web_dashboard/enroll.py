@@ -23,7 +23,7 @@ from flask import (
     url_for,
 )
 
-from web_dashboard.i18n import card_name, translate
+from web_dashboard.i18n import N_, _, card_name
 from web_dashboard.security import require_pin_form
 
 bp = Blueprint("enroll", __name__)
@@ -34,12 +34,18 @@ def set_enrollment(app: Any, session: Any) -> None:
     app.extensions["briscola"]["enroll"] = session
 
 
+REFUSALS = {"blurred": N_("Capture refused: blurred."),
+            "partial": N_("Capture refused: the card is not whole in view."),
+            "covered": N_("Capture refused: something covers the card."),
+            "duplicate": N_("Capture refused: this is {other}, already captured.")}
+
+
 def _session() -> Any:
     return current_app.extensions["briscola"].get("enroll")
 
 
 def _name(code: str) -> str:
-    return translate(g.lang, "enroll_back") if code == "back" else card_name(g.lang, code)
+    return _("the back") if code == "back" else card_name(g.lang, code)
 
 
 @bp.get("/enroll")
@@ -49,8 +55,8 @@ def page():
     refusal = None
     if snap and snap["refusal"]:
         r = snap["refusal"]
-        refusal = translate(g.lang, f"enroll_{r['reason']}",
-                            other=_name(r["other"]) if r["other"] else "")
+        refusal = _(REFUSALS.get(r["reason"], r["reason"]),
+                    other=_name(r["other"]) if r["other"] else "")
     return render_template("enroll.html", snap=snap, refusal=refusal, name=_name)
 
 
@@ -69,12 +75,12 @@ def retake():
     session = _session()
     code = request.form.get("code", "")
     if session is None:
-        flash(translate(g.lang, "enroll_none"), "error")
+        flash(_("No enrollment is running."), "error")
     else:
         error = session.retake(code)
         if error:
             flash(error, "error")
         else:
-            flash(translate(g.lang, "enroll_retake_done", card=_name(code.strip().lower())),
+            flash(_("{card} will be asked again.", card=_name(code.strip().lower())),
                   "ok")
     return redirect(url_for("enroll.page"))

@@ -96,8 +96,10 @@ def hand(match_id: int, idx: int):
     row = store().hand(match_id, idx)
     if row is None or row.result is None:
         abort(404)
-    return render_template("hand.html", match=match_json(info), number=idx + 1,
-                           reveal=reveal_from_report(row.result),
+    match = match_json(info)
+    reveal = reveal_from_report(row.result)
+    return render_template("hand.html", match=match, number=idx + 1, reveal=reveal,
+                           winner_names=[match["names"][s] for s in reveal["winners"]],
                            violations=row.result.get("violations", []))
 
 

@@ -18,7 +18,6 @@ from flask import (
     abort,
     current_app,
     flash,
-    g,
     redirect,
     render_template,
     request,
@@ -26,7 +25,7 @@ from flask import (
 )
 
 from table_controller.store import StoreError
-from web_dashboard.i18n import translate
+from web_dashboard.i18n import _
 from web_dashboard.ranking import Ranking, from_store, points_plot
 from web_dashboard.security import require_pin_form
 
@@ -102,5 +101,5 @@ def rename_form():
     except StoreError as exc:
         flash(str(exc), "error")
         return redirect(url_for("players.ranking_page"))
-    flash(translate(g.lang, "renamed", old=old.strip(), new=player), "ok")
+    flash(_("{old} is now {new}.", old=old.strip(), new=player), "ok")
     return redirect(url_for("players.ranking_page"))

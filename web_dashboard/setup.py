@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
 from table_controller.engine.referee import MATCH_LENGTHS
 from table_controller.engine.rules import TRICKS_PER_HAND, Variant
 from web_dashboard.card_faces import enrolled_decks, printed_available
-from web_dashboard.i18n import LANGUAGES, translate
+from web_dashboard.i18n import LANGUAGES, _
 from web_dashboard.security import require_pin_form
 
 bp = Blueprint("setup", __name__, url_prefix="/setup")
@@ -132,7 +132,7 @@ def submit():
         current_app.extensions["briscola"]["store"].set_setting("language", language)
     result = hub.submit("setup", **args)
     if result.get("accepted"):
-        flash(translate(g.lang, "done_setup"), "ok")
+        flash(_("Match set up."), "ok")
     else:
         flash(result.get("message", ""), "error")
     return redirect(url_for("table.live") if result.get("accepted") else url_for("setup.form"))

@@ -16,7 +16,7 @@ from flask import (
     url_for,
 )
 
-from web_dashboard.i18n import LANGUAGES, RANK_LABELS, card_name, catalogue, translate
+from web_dashboard.i18n import LANGUAGES, N_, RANK_LABELS, RANKS, _, card_name, catalogue, suit_name
 from web_dashboard.qr import lan_address, qr_svg
 from web_dashboard.security import csrf_token, require_pin_form, safe_next, unlocked
 from web_dashboard.setup import small_int
@@ -58,12 +58,12 @@ def live():
     state = hub().snapshot()
     boot = {"state": state, "lang": g.lang, "messages": catalogue(g.lang),
             "ranks": RANK_LABELS[g.lang],
-            "suits": {s: translate(g.lang, f"suit_{s}") for s in "dcsb"},
+            "suits": {s: suit_name(g.lang, s) for s in "dcsb"},
             "streamUrl": url_for("stream.events"),
             # The held cards' pickers are forms the script draws: they need the token.
             "csrf": csrf_token() if unlocked() else None,
             "pickUrl": url_for("table.pick")}
-    rank_names = {r: translate(g.lang, f"rank_{r}") for r in (1, 8, 9, 10)}
+    rank_names = {r: _(word) for r, word in RANKS.items()}
     # |tojson in the template escapes < > & so that no name can close the script tag.
     return render_template("table.html", boot=boot,
                            state=state, url=dashboard_url(), qr=qr_svg(dashboard_url()),
@@ -91,8 +91,9 @@ def language(code: str):
     return response
 
 
-DONE = {"new_hand": "done_new_hand", "undo": "done_undo", "event": "done_event",
-        "correct": "done_correct", "pick": "done_pick"}
+DONE = {"new_hand": N_("New hand dealt."), "undo": N_("Last event undone."),
+        "event": N_("Correction accepted."), "correct": N_("Card corrected."),
+        "pick": N_("Card named.")}
 
 
 def _submit(kind: str, **args):
@@ -101,7 +102,7 @@ def _submit(kind: str, **args):
 
 def _flash_result(kind: str, result: dict):
     if result.get("accepted"):
-        flash(translate(g.lang, DONE[kind]), "ok")
+        flash(_(DONE[kind]), "ok")
     else:
         flash(result.get("message", "refused"), "error")
     return redirect(url_for("table.live"))
@@ -139,8 +140,12 @@ def correction():
 
 
 # A refused pick in the phone's language; none of them says where a card is.
-PICK_REFUSALS = {"not_possible": "pick_not_possible", "too_many": "pick_too_many",
-                 "bad_card": "pick_bad_card"}
+PICK_REFUSALS = {
+    "not_possible": N_("{card}: that card cannot be there now."),
+    "too_many": N_("Too many cards refused for this one: straighten it, or lift it and lay "
+                   "it again."),
+    "bad_card": N_("Choose a rank and a suit."),
+}
 
 
 @bp.post("/table/pick")
@@ -151,7 +156,7 @@ def pick():
     f = request.form
     card = f.get("card", "").strip() or f"{f.get('rank', '').strip()}{f.get('suit', '').strip()}"
     if not card:
-        flash(translate(g.lang, "pick_bad_card"), "error")
+        flash(_("Choose a rank and a suit."), "error")
         return redirect(url_for("table.live"))
     if f.get("zone") == "briscola":
         args: dict = {"zone": "briscola"}
@@ -166,5 +171,5 @@ def pick():
         return _flash_result("pick", result)
     match = hub().snapshot().get("match") or {}
     name = card_name(g.lang, card, french=match.get("deck") == "french")
-    flash(translate(g.lang, key, card=name), "error")
+    flash(_(key, card=name), "error")
     return redirect(url_for("table.live"))

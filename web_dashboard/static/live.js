@@ -7,8 +7,15 @@
   const M = boot.messages;
   const $ = (id) => document.getElementById(id);
 
+  // A plural message is a list of forms; the catalog's own rule (a table by n, from the
+  // server) says which one agrees with values.n.
   function t(key, values) {
     let text = M[key] || key;
+    if (Array.isArray(text)) {
+      const n = Math.abs(Math.trunc(Number((values || {}).n) || 0));
+      const form = M.plural[Math.min(n, M.plural.length - 1)] || 0;
+      text = text[Math.min(form, text.length - 1)];
+    }
     for (const k in values || {}) text = text.split("{" + k + "}").join(String(values[k]));
     return text;
   }
@@ -27,8 +34,12 @@
 
   let state = boot.state;
   const names = () => (state.match && state.match.names) || [];
-  const nameOf = (seat) => names()[seat] || "#" + (seat + 1);
-  const joinNames = (seats) => seats.map(nameOf).join(" " + t("and") + " ");
+  const nameOf = (seat) => names()[seat] || "P" + (seat + 1);
+  const joinNames = (seats) => {
+    const all = seats.map(nameOf);
+    return all.length < 2 ? (all[0] || "")
+      : t("names_and", {names: all.slice(0, -1).join(", "), last: all[all.length - 1]});
+  };
 
   function cardImg(code, cls) {
     const deck = (state.match && state.match.deck) || "builtin";
@@ -144,7 +155,7 @@
 
   function cardName(code) {
     const rank = parseInt(code, 10);
-    return (M["rank_" + rank] || String(rank)) + " " + t("of") + " " + boot.suits[code.slice(-1)];
+    return t("card_of", {rank: M["rank_" + rank] || String(rank), suit: boot.suits[code.slice(-1)]});
   }
 
   function renderViolation(s) {
@@ -256,10 +267,10 @@
     const list = $("standing-list");
     list.replaceChildren();
     names().forEach((name, seat) => {
+      const won = st.hands_won[seat] || 0;
       list.append(el("li", {class: "seat-" + seat},
                      el("span", {text: name + " "}),
-                     el("strong", {text: String(st.hands_won[seat] || 0)}),
-                     el("span", {class: "muted", text: " " + t("hands_won")})));
+                     el("strong", {"data-n": String(won), text: t("hands_won", {n: won})})));
     });
   }
 
@@ -329,11 +340,12 @@
       box.append(teams);
     }
     const banner = r.outcome === "tie" ? t("tie")
-      : t(r.winners.length === 1 ? "wins_hand" : "win_hand_plural", {name: joinNames(r.winners)});
+      : t("wins_hand", {n: r.winners.length, names: joinNames(r.winners)});
     box.append(el("p", {class: "banner", id: "banner", text: banner}));
     if (s.match_over && s.standing && s.standing.winners.length) {
       box.append(el("p", {class: "banner match",
-                          text: "★ " + t("wins_match", {name: joinNames(s.standing.winners)})}));
+                          text: "★ " + t("wins_match", {n: s.standing.winners.length,
+                                                  names: joinNames(s.standing.winners)})}));
     }
     if (s.standing && s.standing.hands_played) {
       const series = el("p", {class: "series", id: "series"},
