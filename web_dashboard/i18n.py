@@ -236,7 +236,6 @@ SCRIPT_MESSAGES: dict[str, str | tuple[str, str]] = {
     "note_dealer": N_("{name} dealt, out of turn: it was {expected}'s deal"),
     "next_hand_in": Np_("The next hand in {n} second", "The next hand in {n} seconds"),
     "see_last_hand": N_("The last hand's points"),
-    "hide_last_hand": N_("Hide"),
 }
 SCRIPT_CONTEXT = {"briscola_spot": Nc_("zone", "Face-up trump")}  # the place, not the event
 PLURAL_TABLE = 201  # the script knows the plural form of 0..200 (the app counts to 120)

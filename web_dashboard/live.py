@@ -23,6 +23,7 @@ with ``command.reply(result)``. The Flask app never touches the referee.
 from __future__ import annotations
 
 import json
+import math
 import queue
 import secrets
 import threading
@@ -84,6 +85,7 @@ class LiveTable:
         self._match: dict[str, Any] | None = None
         self._violation: dict[str, Any] | None = None
         self._holds: list[dict[str, Any]] = []  # cards the table asks a person to name
+        self._next_hand_in: int | None = None  # the demo's pause between hands, counting down
         self.closed = False
         self.streams = 0  # open SSE connections
         self._streams_of: dict[str, int] = {}  # open SSE connections per client address
@@ -109,15 +111,26 @@ class LiveTable:
             if decision is not None and decision.violation is not None:
                 self._violation = violation_json(decision.violation)
                 self._violation["hand"] = decision.violation.hand
+            if decision is not None and decision.new_hand:
+                self._next_hand_in = None  # the next hand is here: no more countdown
             state = table_state(referee, self._match, self._violation, what_happened(decision))
-            return self._emit(dict(state, holds=self._holds))
+            return self._emit(dict(state, holds=self._holds, next_hand_in=self._next_hand_in))
+
+    def set_pause(self, seconds: float | None) -> Message:
+        """The seconds left before the next hand (the demo's pause, whole seconds, sent
+        each second so that a phone that joins late reads the same), or None: the
+        phones show a countdown over the reveal."""
+        with self._cond:
+            self._next_hand_in = None if seconds is None else max(0, math.ceil(seconds))
+            return self._emit(dict(self.last.data, note=None, next_hand_in=self._next_hand_in))
 
     def set_holds(self, holds: list[dict[str, Any]]) -> Message:
         """The cards the table holds (``vision.tracker.Hold.to_json``): the seat, why, the
         most likely cards and the rest of the possible ones. Sent with every snapshot."""
         with self._cond:
             self._holds = [dict(h) for h in holds]
-            last = dict(self.last.data, holds=self._holds, note=None)
+            last = dict(self.last.data, holds=self._holds, note=None,
+                        next_hand_in=self._next_hand_in)
             return self._emit(last)
 
     def _emit(self, state: dict[str, Any], event: str = "state") -> Message:

@@ -79,7 +79,18 @@ def hand_json(referee: Referee) -> dict[str, Any] | None:
         "partner": view.partner,
         "teams": _teams(view, referee),
         "over": view.over,
+        "dealer_note": _dealer_note(referee),
     }
+
+
+def _dealer_note(referee: Referee) -> dict[str, int] | None:
+    """The hand's dealer, when it broke the rotation: who dealt and whose deal it was
+    (the referee's note; said on the page for the whole hand, not only as it happens)."""
+    index = len(referee.hands) - 1
+    for note in referee.notes:
+        if note.hand == index and note.seat is not None and note.expected is not None:
+            return {"seat": note.seat, "expected": note.expected}
+    return None
 
 
 def reveal_json(referee: Referee, index: int | None = None) -> dict[str, Any] | None:
@@ -163,6 +174,9 @@ def table_state(referee: Referee | None, match: dict[str, Any] | None,
         "note": note,
         "reveal": reveal_json(referee),
         "holds": [],  # the hub fills in the cards the table is asking about
+        # The last finished hand before this one: its points are public, one tap away.
+        "last_finished": next((i for i in range(len(referee.hands) - 2, -1, -1)
+                               if referee.hands[i].is_over()), None),
     }
 
 
@@ -170,11 +184,12 @@ def table_state(referee: Referee | None, match: dict[str, Any] | None,
 
 # Every key a phone's snapshot may carry; anything else a caller adds is dropped.
 SNAPSHOT_KEYS = ("match", "hand", "standing", "match_over", "next_dealer", "violation",
-                 "note", "reveal", "holds")
+                 "note", "reveal", "holds", "next_hand_in", "last_finished")
 HAND_KEYS = ("index", "number", "players", "dealer", "variants", "trump", "briscola", "stock",
              "turn", "trick", "trick_complete", "tricks_played", "tricks_left",
              "tricks_total", "trick_winners", "tricks_won", "last_winner", "draw_order",
-             "briscola_taker", "caller", "called", "bid", "partner", "teams", "over")
+             "briscola_taker", "caller", "called", "bid", "partner", "teams", "over",
+             "dealer_note")
 NOTE_KEYS = ("type", "accepted", "event", "undone", "replaced", "trick_winner",
              "briscola_taker", "partner", "new_hand", "hand_over")
 VIOLATION_KEYS = ("kind", "message", "seat", "card", "hand")

@@ -198,13 +198,33 @@ def backup(args: argparse.Namespace) -> int:
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:
-    """"1 hand", "2 hands": the count with the word that agrees with it."""
+    """"1 hand", "2 hands": the count with the word that agrees with it (English: the
+    command's own refusals; what the terminal tells of the match is translated)."""
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
-def joined(names: list[str]) -> str:
-    """"Ada", "Ada and Carla", "Ada, Bruno and Carla"."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+def joined(names: list[str], lang: str = "en") -> str:
+    """"Ada", "Ada and Carla", "Ada, Bruno and Carla" (in ``lang``)."""
+    from web_dashboard.i18n import joined as joined_in
+
+    return joined_in(lang, names)
+
+
+def terminal_language(environ: dict[str, str] | None = None) -> str:
+    """The terminal speaks its user's language, as gettext programs do: LANGUAGE,
+    LC_ALL, LC_MESSAGES, LANG (it, en or fr); English otherwise (C, POSIX, unset)."""
+    import os
+
+    from web_dashboard.i18n import LANGUAGES
+
+    env = os.environ if environ is None else environ
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        for value in (env.get(var) or "").split(":"):
+            if value[:2].lower() in LANGUAGES:
+                return value[:2].lower()
+            if value:  # the first one set decides, as in gettext
+                return "en"
+    return "en"
 
 
 class TerminalReport:
@@ -216,9 +236,11 @@ class TerminalReport:
     names, or P1..Pn; never the referee's 0-based seats.
     """
 
-    def __init__(self, controller: Any, names: list[str], out=None) -> None:
+    def __init__(self, controller: Any, names: list[str], out=None,
+                 lang: str | None = None) -> None:
         self.controller = controller
         self.names = names
+        self.lang = lang or terminal_language()
         self.out = out = out if out is not None else sys.stdout  # the stdout of now
         self.tty = out.isatty()
         self._bar: str | None = None  # the bar on screen now
@@ -247,62 +269,113 @@ class TerminalReport:
 
     _print = say  # the name other modules and tests know
 
+    def _t(self, msgid: str, **values: object) -> str:
+        from web_dashboard.i18n import tr
+
+        return tr(self.lang, msgid, **values)
+
+    def _tn(self, singular: str, plural: str, n: int, **values: object) -> str:
+        from web_dashboard.i18n import trn
+
+        return trn(self.lang, singular, plural, n, **values)
+
+    def card(self, card: Any) -> str:
+        """"7c (7 of cups)": the code the table uses and its name in words."""
+        from web_dashboard.i18n import card_name
+
+        return f"{card} ({card_name(self.lang, str(card))})"
+
     def describe(self, event: Any) -> str:
         """An event as a person reads it: "Bruno's 6b", not "1:6b"."""
         kind = getattr(event, "type", None)
         if kind == "play":
-            return f"{self.name(event.seat)}'s {event.card}"
+            return self._t("{name}'s {card}", name=self.name(event.seat), card=event.card)
         if kind == "trump":
-            return f"the briscola {event.card}"
+            return self._t("the briscola {card}", card=event.card)
         if kind == "swap":
-            return f"{self.name(event.seat)}'s swap ({event.card} under the stock)"
+            return self._t("{name}'s swap ({card} under the stock)",
+                           name=self.name(event.seat), card=event.card)
         if kind == "correct":
-            return f"the correction of {self.name(event.seat)}'s card to {event.card}"
+            return self._t("the correction of {name}'s card to {card}",
+                           name=self.name(event.seat), card=event.card)
         if kind == "call":
-            return f"{self.name(event.seat)}'s call"
+            return self._t("{name}'s call", name=self.name(event.seat))
         if kind == "hand":
-            return "the new hand"
+            return self._t("the new hand")
         return str(event)
+
+    def violation(self, v: Any) -> str:
+        """A refusal: the referee's kind, then its words with seats as names (English),
+        or the phrase the phones read in the terminal's language."""
+        from web_dashboard.i18n import SCRIPT_MESSAGES
+
+        hand = self.controller.referee.hand
+        turn = getattr(hand, "turn", None) if hand is not None else None
+        phrase = SCRIPT_MESSAGES.get(f"msg_{v.kind.value}")
+        text = v.message
+        if self.lang != "en" and isinstance(phrase, str) and (
+                v.card is not None or "{card}" not in phrase) and (
+                v.seat is not None or "{name}" not in phrase) and (
+                turn is not None or "{turn}" not in phrase):
+            text = self._t(phrase, name="" if v.seat is None else self.name(v.seat),
+                           card="" if v.card is None else self.card(v.card),
+                           turn="" if turn is None else self.name(turn))
+        return f"  ! {v.kind.value}: {text}"
+
+    def note(self, note: Any) -> str:
+        if note.seat is not None and note.expected is not None:
+            return "  " + self._t("note: {name} deals this hand; by the rotation it was "
+                                  "{expected}'s deal", name=self.name(note.seat),
+                                  expected=self.name(note.expected))
+        return "  " + self._t("note: {message}", message=note.message)
 
     def __call__(self, d: Decision) -> None:
         ref = self.controller.referee
         hand = ref.hand
+        _t = self._t
         if d.violation is not None:
-            self.say(f"  ! {d.violation.kind}: {d.violation.message}")
+            self.say(self.violation(d.violation))
         elif d.new_hand:
-            self.say(f"Hand {len(ref.hands)}: {self.name(hand.dealer)} deals")
+            self.say(_t("Hand {n}: {name} deals", n=len(ref.hands), name=self.name(hand.dealer)))
         elif d.event is not None and d.event.type == "trump":
-            self.say(f"  briscola {d.event.card} ({d.event.card.name('en')})")
+            self.say("  " + _t("briscola {card}", card=self.card(d.event.card)))
         elif d.event is not None and d.event.type == "call":
-            self.say(f"  {self.name(d.event.seat)} calls {d.event.card} "
-                     f"({d.event.card.name('en')}) for {d.event.points} points: its holder "
-                     "is the secret partner")
+            self.say("  " + _t("{name} calls {card} for {points} points: its holder is the "
+                               "secret partner", name=self.name(d.event.seat),
+                               card=self.card(d.event.card), points=d.event.points))
         elif d.event is not None and d.event.type == "swap":
-            self.say(f"  {self.name(d.event.seat)} swaps for the face-up card: "
-                     f"{d.event.card} now lies under the stock")
+            self.say("  " + _t("{name} swaps for the face-up card: {card} now lies under the "
+                               "stock", name=self.name(d.event.seat), card=d.event.card))
         elif d.undone is not None:
-            self.say(f"  undone: {self.describe(d.undone)}")
+            self.say("  " + _t("undone: {what}", what=self.describe(d.undone)))
         if d.note is not None:
-            self.say(f"  note: {d.note.message}")
+            self.say(self.note(d.note))
         if d.partner is not None:
-            self.say(f"  the called card is down: {self.name(d.partner)} is the partner")
+            self.say("  " + _t("the called card is down: {name} is the partner",
+                               name=self.name(d.partner)))
         if d.trick is not None:
             plays = ", ".join(f"{self.name(p.seat)} {p.card}" for p in d.trick.plays)
-            self.say(f"  trick {len(hand.tricks):2d}: {plays}  -> {self.name(d.trick_winner)}")
+            self.say("  " + _t("trick {n}: {plays}  -> {name}", n=f"{len(hand.tricks):2d}",
+                               plays=plays, name=self.name(d.trick_winner)))
         if d.hand_over and d.result is not None:
             pts = ", ".join(f"{self.name(s)} {p}" for s, p in enumerate(d.result.points))
             winners = [self.name(s) for s in d.result.winners]
-            who = joined(winners) if winners else "nobody (a tie)"
-            self.say(f"  points: {pts}; the hand goes to {who}")
+            if winners:
+                self.say("  " + _t("points: {points}; the hand goes to {names}", points=pts,
+                                   names=joined(winners, self.lang)))
+            else:
+                self.say("  " + _t("points: {points}; a tie: the hand counts for nobody",
+                                   points=pts))
             r = d.result
             if r.team_points is not None and r.teams:  # 4 and 6 players, chiamata's sides
-                self.say("  teams: " + ", ".join(
-                    f"{joined([self.name(s) for s in team])} {p}"
-                    for team, p in zip(r.teams, r.team_points, strict=True)))
+                self.say("  " + _t("teams: {teams}", teams=", ".join(
+                    f"{joined([self.name(s) for s in team], self.lang)} {p}"
+                    for team, p in zip(r.teams, r.team_points, strict=True))))
             m = d.match
             if m is not None:
-                self.say("  standing: " + ", ".join(
-                    f"{self.name(s)} {plural(w, 'hand')}" for s, w in enumerate(m.hands_won)))
+                won = [f"{self.name(s)} " + self._tn("{n} hand", "{n} hands", w)
+                       for s, w in enumerate(m.hands_won)]
+                self.say("  " + _t("standing: {hands}", hands=", ".join(won)))
         self.progress()
 
     def progress(self) -> None:
@@ -317,8 +390,9 @@ class TerminalReport:
         fill = int(width * done / hand.n_tricks)
         standing = ref.standing()
         bar = "#" * fill + "-" * (width - fill)
-        text = (f"[{bar}] hand {len(ref.hands)}, trick {done}/{hand.n_tricks}, "
-                f"hands won {'-'.join(map(str, standing.hands_won))}")
+        text = f"[{bar}] " + self._t("hand {hand}, trick {done}/{total}, hands won {won}",
+                                     hand=len(ref.hands), done=done, total=hand.n_tricks,
+                                     won="-".join(map(str, standing.hands_won)))
         with self._lock:
             if text != self._bar:
                 self._draw(text)
@@ -401,9 +475,14 @@ def _for_phones(url: str) -> str:
 
 
 def _stop_on_signals(stop: threading.Event) -> None:
-    """Ctrl-C (and systemd's stop) end the match cleanly: the loop sees ``stop``."""
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    """Ctrl-C (and systemd's stop) end the match cleanly: the loop sees ``stop``, and
+    ``stop.by`` says which (a service stopped by SIGTERM was not Ctrl-C'd)."""
+    def stopped(signum: int, _frame: object) -> None:
+        stop.by = "ctrl-c" if signum == signal.SIGINT else "signal"  # type: ignore[attr-defined]
+        stop.set()
+
+    signal.signal(signal.SIGINT, stopped)
+    signal.signal(signal.SIGTERM, stopped)
 
 
 # -- demo ---------------------------------------------------------------------------------
@@ -507,7 +586,7 @@ def _play_demo(args: argparse.Namespace, sim: Any, table: Any, report: TerminalR
     controller.submit({"type": "hand", "players": args.players,
                        "dealer": referee.first_dealer, "variants": sorted(args.variants)})
     pause = args.pause if args.pause is not None else (0.0 if args.fast else DEMO_PAUSE_S)
-    between = BetweenHands(report, pause, stop)
+    between = BetweenHands(report, pause, stop, hub=table.hub)
     controller.listeners.append(between)
     t0 = time.monotonic()
     frames = _answering(_rendered(sim, stop), sim, controller, report, names)
@@ -516,7 +595,7 @@ def _play_demo(args: argparse.Namespace, sim: Any, table: Any, report: TerminalR
     elapsed = time.monotonic() - t0
     report.end_bar()
     if stop.is_set():
-        return _stopped(controller, names)
+        return _stopped(controller, names, report, getattr(stop, "by", "ctrl-c"))
     ok = _final_account(controller, sim, names, elapsed)
     if table.url and not args.quit and not args.fast:
         print(f"The match is over; the dashboard stays at {table.url} (Ctrl-C to quit).")
@@ -528,10 +607,11 @@ def _play_demo(args: argparse.Namespace, sim: Any, table: Any, report: TerminalR
 class BetweenHands:
     """The demo's pause after a hand that leaves the match open: the table is held still
     (the reveal stays on the phones and the display until the next hand starts), with a
-    countdown on the terminal."""
+    countdown on the terminal and the phones (``hub``: the dashboard's, if any)."""
 
-    def __init__(self, report: TerminalReport, seconds: float, stop: threading.Event) -> None:
-        self.report, self.seconds, self.stop = report, seconds, stop
+    def __init__(self, report: TerminalReport, seconds: float, stop: threading.Event,
+                 hub: Any = None) -> None:
+        self.report, self.seconds, self.stop, self.hub = report, seconds, stop, hub
         self.pending = False
 
     def __call__(self, d: Decision) -> None:
@@ -545,29 +625,40 @@ class BetweenHands:
         self.pending = False
         t0 = time.monotonic()
         end = t0 + self.seconds
-        if not self.report.tty:
-            self.report.say(f"  next hand in {self.seconds:g} s")
+        report = self.report
+        if not report.tty:
+            report.say("  " + report._t("next hand in {s} s", s=f"{self.seconds:g}"))
         while (left := end - time.monotonic()) > 0:
-            if self.report.tty:
-                self.report.status(f"next hand in {math.ceil(left)} s: the reveal is on "
-                                   "the phones (Ctrl-C stops)")
+            if self.hub is not None:
+                self.hub.set_pause(left)
+            if report.tty:
+                report.status(report._tn(
+                    "next hand in {n} s: the reveal is on the phones (Ctrl-C stops)",
+                    "next hand in {n} s: the reveal is on the phones (Ctrl-C stops)",
+                    math.ceil(left)))
             if self.stop.wait(min(1.0, left - math.floor(left) or 1.0)):
                 break
             run_commands = getattr(self.report.controller, "run_commands", None)
             if run_commands is not None:  # the phones' commands are answered meanwhile
                 run_commands()
+        if self.hub is not None:
+            self.hub.set_pause(None)  # the reveal stays until the next hand's event
         return time.monotonic() - t0
 
 
-def _stopped(controller: Any, names: list[str]) -> int:
-    """Ctrl-C mid-match: say where it stopped; the match is not judged against the
-    simulator's (it was not finished)."""
+def _stopped(controller: Any, names: list[str], report: TerminalReport,
+             by: str = "ctrl-c") -> int:
+    """Ctrl-C (or a stop signal) mid-match: say where it stopped; the match is not judged
+    against the simulator's (it was not finished)."""
     ref = controller.referee
     hand = ref.hand
-    where = "before the first hand" if hand is None else (
-        f"in hand {len(ref.hands)} after {plural(len(hand.tricks), 'trick')}")
+    where = report._t("before the first hand") if hand is None else report._tn(
+        "in hand {hand} after {n} trick", "in hand {hand} after {n} tricks", len(hand.tricks),
+        hand=len(ref.hands))
     won = ", ".join(f"{names[s]} {w}" for s, w in enumerate(ref.standing().hands_won))
-    print(f"The match was stopped (Ctrl-C) {where}; hands won: {won}.", flush=True)
+    how = report._t("The match was stopped (Ctrl-C) {where}; hands won: {won}.") \
+        if by == "ctrl-c" else report._t("The match was stopped {where}; hands won: {won}.")
+    print(how.format(where=where, won=won), flush=True)
     return 130
 
 

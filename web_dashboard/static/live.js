@@ -72,6 +72,27 @@
                                    text: t("your_turn", {name: nameOf(h.turn)})}));
     }
     box.append(p);
+    const dn = h.dealer_note;
+    if (dn) {  // a referee note, not a violation: who dealt, whose deal it was
+      box.append(el("p", {class: "note", id: "dealer-note",
+                          text: t("note_dealer", {name: nameOf(dn.seat),
+                                                  expected: nameOf(dn.expected)})}));
+    }
+    // The finished hand stays one tap away once the next one is on the table.
+    if (!h.over && s.last_finished !== null && s.last_finished !== undefined && s.match.id) {
+      box.append(el("p", {}, el("a", {id: "last-hand",
+                                      href: "/history/" + s.match.id + "/hands/" + s.last_finished,
+                                      text: t("see_last_hand")})));
+    }
+  }
+
+  // The demo's pause between hands: the seconds left, sent by the table each second.
+  function renderCountdown(s) {
+    const box = $("countdown");
+    const n = s.next_hand_in;
+    const show = n !== null && n !== undefined && s.hand && s.hand.over;
+    box.hidden = !show;
+    box.textContent = show ? t("next_hand_in", {n: n}) : "";
   }
 
   function renderBoard(h, note_) {
@@ -298,9 +319,15 @@
     const box = $("reveal");
     const r = s.reveal;
     if (!r || !s.hand || !s.hand.over) {
+      const wasShown = revealed !== null;
       box.hidden = true;
       box.replaceChildren();
       revealed = null;
+      // The next hand has begun: bring its heading into view (the reveal was below it).
+      if (wasShown && s.hand && !document.hidden) {
+        const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
+        window.scrollTo({top: 0, behavior: smooth ? "smooth" : "auto"});
+      }
       return;
     }
     const key = (s.match && s.match.id) + ":" + s.hand.index;
@@ -387,6 +414,7 @@
     renderViolation(s);
     renderHolds(s);
     renderReveal(s);
+    renderCountdown(s);
     renderStanding(s);
     document.body.dataset.seq = String(s.seq);
   }
