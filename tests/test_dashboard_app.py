@@ -350,6 +350,37 @@ def test_api_body_must_be_json(app, client):
 
 # -- history -----------------------------------------------------------------------------
 
+def test_the_history_of_a_hand_shows_the_trump_who_led_and_who_played_what(app, client):
+    import html
+    import re
+
+    match_id = setup_match(app, players=4, names=("Ada", "", "Carla", "Dario"), dealer=3)
+    play_events(app, seed=7)
+    report = app.extensions["briscola"]["store"].hand(match_id, 0).result
+    page = client.get(f"/history/{match_id}/hands/0",
+                      headers={"Accept-Language": "en"}).get_data(as_text=True)
+    names = ["Ada", "P2", "Carla", "Dario"]  # an unnamed player is P2, never seat 1
+    trump = report["trump"]
+    rank, suit = int(trump[:-1]), trump[-1]
+    words = {"d": "coins", "c": "cups", "s": "swords", "b": "batons"}
+    assert '<strong id="hand-trump">' in page and f" of {words[suit]}</strong>" in page, rank
+    assert "dealer: Dario" in page and "Ada leads" in page  # the seat after the dealer
+    tricks = page.split('<ol class="tricks account" id="hand-tricks">')[1].split("</ol>")[0]
+    shown = tricks.split('data-leader="')[1:]  # each trick, its plays nested in it
+    assert len(shown) == 10
+    for trick, item in zip(report["tricks"], shown, strict=True):
+        assert html.unescape(f"{names[trick['leader']]} leads") in html.unescape(item)
+        plays = [(int(seat), card) for seat, card in
+                 re.findall(r'data-seat="(\d)" data-card="(\w+)"', item)]
+        assert plays == [(p["seat"], p["card"]) for p in trick["plays"]]
+        for play in trick["plays"]:
+            assert f'<span class="player">{names[play["seat"]]}</span>' in item
+        assert f"{names[trick['winner']]} takes it" in html.unescape(item)
+    # The Italian page: the same account in the table's words.
+    page = client.get(f"/history/{match_id}/hands/0", headers={"Accept-Language": "it"})
+    assert "Ada apre" in page.get_data(as_text=True)
+
+
 def test_history_pages_and_record_download(app, client):
     match_id = setup_match(app, names=("Giulia", "Marco"))
     sim = play_events(app, seed=4)

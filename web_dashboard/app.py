@@ -19,7 +19,7 @@ from werkzeug.routing import IntegerConverter
 
 from table_controller.store import Store, StoreDamaged
 from web_dashboard import i18n
-from web_dashboard.i18n import _
+from web_dashboard.i18n import _, seat_name
 from web_dashboard.live import LiveTable
 from web_dashboard.security import PinGuard, add_security_headers, csrf_token, unlocked
 
@@ -54,6 +54,13 @@ class RowId(IntegerConverter):
     def __init__(self, map, *args, **kwargs) -> None:  # noqa: A002 (werkzeug's name)
         kwargs.setdefault("max", 2**63 - 1)
         super().__init__(map, *args, **kwargs)
+
+
+def people(text: str, names: list[str]) -> str:
+    """A referee's message (its seats count from 0) as people read it: names, else P1..Pn."""
+    from firmware_bridge.screen import player_labels
+
+    return player_labels(text, lambda seat: seat_name(names, seat))
 
 
 def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = None,
@@ -99,7 +106,7 @@ def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = Non
 
     @app.context_processor
     def _template_helpers() -> dict[str, Any]:
-        return {**i18n.template_helpers(g.get("lang", "it")),
+        return {**i18n.template_helpers(g.get("lang", "it")), "people": people,
                 "csrf_token": csrf_token, "unlocked": unlocked(),
                 "pin_set": app.extensions["pin"].is_set}
 

@@ -100,6 +100,7 @@ def hand(match_id: int, idx: int):
     reveal = reveal_from_report(row.result)
     return render_template("hand.html", match=match, number=idx + 1, reveal=reveal,
                            winner_names=[match["names"][s] for s in reveal["winners"]],
+                           dealer=row.dealer,
                            violations=row.result.get("violations", []))
 
 

@@ -31,7 +31,7 @@ def match_json(info: Any | None, referee: Referee | None = None) -> dict[str, An
 
 
 def _default_name(seat: int) -> str:
-    return f"#{seat + 1}"
+    return f"P{seat + 1}"  # as the display and the terminal number players
 
 
 def _teams(view: TableView, referee: Referee) -> list[list[int]] | None:
