@@ -176,7 +176,22 @@ def test_phone_follows_a_hand_live_and_reveals_the_score_only_at_the_end(server,
 
 def test_first_start_pin_and_setup_from_a_phone(server, page):
     app, url, _ = server
+    # A phone that only follows the table is not told to choose a PIN, nor alarmed.
+    page.goto(url)
+    assert page.locator(".flash.error, a.button[href='/setup/pin']").count() == 0
+    assert "Following the table needs nothing." in page.inner_text("#pin-first")
+    page.goto(url + "setup/")
+    assert page.locator(".flash.error").count() == 0
+    assert page.locator("#pin-first.flash.info").count() == 1
     page.goto(url + "setup/pin")
+    assert page.locator(".flash.error").count() == 0
+    # Too short: the browser refuses it in the page's words, not its generic phrase.
+    page.fill("input[name=pin]", "12")
+    page.fill("input[name=pin2]", "12")
+    page.click("button[type=submit]")
+    assert page.url == url + "setup/pin"
+    message = page.eval_on_selector("input[name=pin]", "e => e.validationMessage")
+    assert message == "The PIN has 4 to 12 digits.", message
     page.fill("input[name=pin]", "2580")
     page.fill("input[name=pin2]", "2580")
     page.click("button[type=submit]")
@@ -192,6 +207,14 @@ def test_first_start_pin_and_setup_from_a_phone(server, page):
     assert page.locator("#seat-list .name").all_inner_texts() == ["Anna", "Bruno", "Carla",
                                                                   "Dario"]
     assert "Match set up." in page.inner_text(".flashes")
+    # Four players: two teams, by name, and no points while the hand goes on.
+    wait_for(page, "document.querySelectorAll('#team-list li').length === 2")
+    assert page.locator("#team-list li").all_inner_texts() == ["Team 1 Anna + Carla",
+                                                               "Team 2 Bruno + Dario"]
+    teams = page.locator("#seat-list li").evaluate_all("els => els.map(e => e.dataset.team)")
+    assert teams == ["0", "1", "0", "1"]
+    assert not any(c.isdigit() for c in page.inner_text("#team-list").replace("Team 1", "")
+                   .replace("Team 2", ""))
     match = hub_of(app).snapshot()["match"]
     assert match["players"] == 4 and match["length"] == 3
 

@@ -200,6 +200,7 @@ SCRIPT_MESSAGES: dict[str, str | tuple[str, str]] = {
     "wins_match": Np_("{names} wins the match!", "{names} win the match!"),
     "trick_account": N_("Trick by trick"),
     "team": N_("Team"),
+    "team_n": N_("Team {n}"),
     "team_points": Np_("{n} point", "{n} points"),
     "names_and": N_("{names} and {last}"),
     "caller": N_("calls"),

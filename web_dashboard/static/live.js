@@ -155,11 +155,27 @@
     if (!s.match) return;
     const list = $("seat-list");
     list.replaceChildren();
+    // 4 and 6 players (and chiamata's sides once the partner is known): who plays with
+    // whom, by name. Never their points during the hand: those come with the reveal.
+    const teams = (h && h.teams) || [];
+    const teamOf = (seat) => teams.findIndex((team) => team.includes(seat));
+    const legend = $("team-list");
+    legend.replaceChildren();
+    legend.hidden = teams.length === 0;
+    teams.forEach((team, i) => {
+      legend.append(el("li", {class: "team team-" + i, "data-team": i},
+                       el("strong", {text: t("team_n", {n: i + 1}) + " "}),
+                       el("span", {text: team.map(nameOf).join(" + ")})));
+    });
     names().forEach((name, seat) => {
-      const li = el("li", {class: "seat-" + seat + (h && h.turn === seat && !h.over ? " turn" : ""),
-                           "data-seat": seat},
+      const team = teamOf(seat);
+      const li = el("li", {class: "seat-" + seat + (h && h.turn === seat && !h.over ? " turn" : "")
+                                  + (team >= 0 ? " team-" + team : ""),
+                           "data-seat": seat, "data-team": team >= 0 ? team : null},
                     el("i", {class: "dot"}), el("span", {class: "name", text: name}));
       const badges = el("span", {class: "badges"});
+      if (team >= 0) badges.append(el("span", {class: "badge team-badge",
+                                               text: t("team_n", {n: team + 1})}));
       if (h && h.dealer === seat) badges.append(el("span", {class: "badge", text: t("dealer")}));
       if (h && h.caller === seat) badges.append(el("span", {class: "badge", text: t("caller") +
         " " + (h.called ? cardName(h.called) : "") + " " + t("bid", {n: h.bid})}));
