@@ -58,7 +58,7 @@ class RowId(IntegerConverter):
 
 def people(text: str, names: list[str]) -> str:
     """A referee's message (its seats count from 0) as people read it: names, else P1..Pn."""
-    from firmware_bridge.screen import player_labels
+    from table_controller.engine.seats import player_labels
 
     return player_labels(text, lambda seat: seat_name(names, seat))
 
