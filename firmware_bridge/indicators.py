@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from .config import IndicatorsConfig
-from .screen import player_labels
+from .screen import player_labels, seat_label
 from .table_state import (
     BLANK,
     ERROR_CHARS,
@@ -57,6 +57,7 @@ class Indicators:
         # Callers may come from button callbacks (gpiozero's and the link's threads)
         # as well as the controller's: one change and its fan-out at a time.
         self._lock = threading.RLock()
+        self._note_lines: tuple[str, ...] = ()  # a dealer note on the display, if any
 
     @classmethod
     def from_config(cls, config: IndicatorsConfig, *, pin_factory=None,
@@ -253,12 +254,21 @@ class Indicators:
         violation = getattr(decision, "violation", None)
         state = self._state
         try:
+            if accepted and self._state.text and self._state.text == self._note_lines:
+                self._update(text=())  # the table has moved on: the note has been read
             if accepted and getattr(decision, "new_hand", False):
                 players = getattr(event, "players", None) or getattr(hand, "players", None)
                 dealer = getattr(event, "dealer", None)
                 if dealer is None:
                     dealer = getattr(hand, "dealer", 0)
                 self.new_hand(players, dealer)
+                note = getattr(decision, "note", None)
+                expected = getattr(note, "expected", None)
+                if note is not None and expected is not None and 0 <= expected < players:
+                    # A dealer out of rotation is taken, and said until the next event.
+                    self._note_lines = ("DEALER OUT OF TURN", f"{seat_label(dealer)} deals;",
+                                        f"it was {seat_label(expected)}'s deal")
+                    self.text(*self._note_lines)
             if accepted and getattr(event, "type", None) == "trump":
                 self.trump(getattr(event, "card", None))
             if accepted and getattr(hand, "trump", None) is not None:
@@ -301,6 +311,7 @@ class Indicators:
         self._update(
             players=hand.players, dealer=hand.dealer,
             trick_seat=tricks[-1].winner if tricks else None,
+            trick_no=len(tricks) % 256,  # the display says which trick is led next
             draw_order=tuple(getattr(hand, "draw_order", ()) or ()) if tricks else (),
             trump_suit=getattr(trump, "value", "") if trump is not None else "",
             trump_rank=getattr(briscola, "rank", 0) if trump is not None and briscola else 0,

@@ -60,6 +60,23 @@ def trump_label(state: TableState) -> str:
     return label if len(label) <= LINE_CHARS else f"Trump: {rank} {suit}"
 
 
+TRICKS_PER_HAND = {2: 20, 3: 13, 4: 10, 5: 8, 6: 6}
+
+
+def trick_label(state: TableState) -> str:
+    """Who leads which trick of how many: "P1 leads trick 17/20" ("Trick: P1 #16" left
+    a player to guess what P1 and 16 were). The trick winner leads the next; before
+    the first, the seat after the dealer. At most 21 characters, the line's width."""
+    total = TRICKS_PER_HAND.get(state.players, 0)
+    if state.trick_seat is None:
+        leader, number = (state.dealer + 1) % state.players, 1
+    else:
+        leader, number = state.trick_seat, state.trick_no + 1
+    if total and number > total:
+        return f"Last trick: {seat_label(leader)}"
+    return f"{seat_label(leader)} leads trick {number}" + (f"/{total}" if total else "")
+
+
 def wrap(text: str, width: int = LINE_CHARS, max_lines: int = 4) -> list[str]:
     """Break at the last space that fits, else hard; the firmware wraps identically."""
     lines: list[str] = []
@@ -114,9 +131,7 @@ def render(state: TableState, online: bool = True) -> np.ndarray:
         c.text(0, 12, f"{state.players}p  dealer {seat_label(state.dealer)}")
         turn = "-" if state.turn is None else seat_label(state.turn)
         c.text(0, 22, f"TURN {turn}", 2)
-        trick = "-" if state.trick_seat is None else \
-            f"{seat_label(state.trick_seat)} #{state.trick_no}"
-        c.text(0, 40, f"Trick: {trick}")
+        c.text(0, 40, trick_label(state))
         if state.draw_order:
             c.text(0, 50, "Draw: " + " ".join(seat_label(s) for s in state.draw_order))
     return c.px

@@ -78,7 +78,7 @@ class TableState:
     dealer: int = 0
     turn: int | None = None
     trick_seat: int | None = None
-    trick_no: int = 0  # increases per trick so that a repeated winner still flashes
+    trick_no: int = 0  # tricks taken this hand: changes per trick (a repeated winner flashes)
     draw_order: tuple[int, ...] = ()
     trump_suit: str = ""  # "" or one of "dcsb"
     trump_rank: int = 0  # 0 unknown, else 1-10

@@ -375,6 +375,61 @@ def test_run_says_the_store_and_stops_on_ctrl_c(tmp_path):
     assert "stopped" in rest and "Traceback" not in err
 
 
+
+def test_run_says_plainly_that_its_port_is_in_use(tmp_path):
+    """The table goes on refereeing (the players are at it), and says in one line why the
+    phones cannot join and what to do."""
+    taken = socket.create_server(("127.0.0.1", 0))
+    port = taken.getsockname()[1]
+    (tmp_path / "t.toml").write_text('[camera]\nsource = "simulator"\n[dashboard]\n'
+                                     f'host = "127.0.0.1"\nport = {port}\n')
+    env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_DATA_HOME=str(tmp_path / "xdg"))
+    proc = subprocess.Popen([sys.executable, "-m", "table_controller", "run", "--config",
+                             "t.toml"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline(), proc.stdout.readline()]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=60)
+        taken.close()
+    assert lines[1] == (f"dashboard not started: port {port} is in use (another dashboard "
+                        "running?): give another port\n"), lines
+    assert proc.returncode == 130 and "Traceback" not in err, err
+
+
+def test_a_stop_signal_is_not_called_ctrl_c(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_DATA_HOME=str(tmp_path))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "table_controller", "demo", "--headless", "--no-emulator",
+         "--seed", "5", "--match", "1"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if "trick  1:" in line:
+            break
+    proc.send_signal(signal.SIGTERM)  # systemd's stop, or kill
+    rest, err = proc.communicate(timeout=60)
+    text = "".join(seen) + rest + err
+    assert proc.returncode == 130, text
+    assert "The match was stopped in hand 1" in text and "Ctrl-C" not in rest + err
+
+
+def test_the_display_says_who_leads_which_trick_of_how_many():
+    from firmware_bridge.screen import trick_label
+    from firmware_bridge.table_state import LINE_CHARS, TableState
+
+    assert trick_label(TableState(players=2, dealer=1)) == "P1 leads trick 1/20"
+    assert trick_label(TableState(players=2, trick_seat=0, trick_no=16)) == \
+        "P1 leads trick 17/20"
+    assert trick_label(TableState(players=4, dealer=3, trick_seat=2, trick_no=9)) == \
+        "P3 leads trick 10/10"
+    assert trick_label(TableState(players=6, trick_seat=5, trick_no=6)) == "Last trick: P6"
+    longest = max((trick_label(TableState(players=n, trick_seat=s, trick_no=k))
+                   for n in range(2, 7) for s in range(n) for k in range(256)), key=len)
+    assert len(longest) <= LINE_CHARS, longest
+
 def test_the_display_speaks_one_language():
     """English throughout, as its other words (TURN, NOT YOUR TURN); the board's C twin
     draws the same (tests/test_display_backends.py compares every pixel)."""

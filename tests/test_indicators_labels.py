@@ -134,3 +134,25 @@ def test_the_board_oled_shows_player_labels():
             while not (emu.framebuffer() == render(expected)).all():
                 assert time.monotonic() < end, "the OLED never showed the violation"
                 time.sleep(0.01)
+
+
+def test_a_dealer_out_of_rotation_is_said_on_the_display_until_the_table_moves_on():
+    from table_controller.engine.cards import Card
+    from table_controller.engine.events import HandStart, Trump
+
+    referee = Referee(players=3)
+    ind = Indicators()
+    d = referee.feed(HandStart(players=3, dealer=0))
+    ind.apply(d, referee.hand)
+    assert ind.state.text == ()  # the first hand: no rotation to break
+    # Abandoned, redealt by another seat: taken, with a note the display says.
+    d = referee.feed(HandStart(players=3, dealer=2))
+    assert d.note is not None and d.note.expected == 0
+    ind.apply(d, referee.hand)
+    assert ind.state.text == ("DEALER OUT OF TURN", "P3 deals;", "it was P1's deal")
+    assert ind.state.dealer == 2 and ind.state.players == 3
+    d = referee.feed(Trump(Card.parse("5s")))
+    ind.apply(d, referee.hand)
+    assert ind.state.text == () and ind.state.trump_suit == "s"
+    assert "DEALER" not in "".join(ind.state.text)
+    assert render(ind.state).any()

@@ -63,6 +63,29 @@ static void trump_label(char *out, const table_t *t) {
 }
 
 /* Greedy wrap at the last space that fits, else a hard break (as screen.py::wrap). */
+/* Who leads which trick of how many, as screen.py::trick_label: "P1 leads trick 17/20".
+   The trick winner leads the next; before the first, the seat after the dealer. */
+static void trick_label(char *out, const table_t *t) {
+    static const uint8_t tricks[7] = {0, 0, 20, 13, 10, 8, 6};
+    char seat[8];
+    unsigned total = t->players <= 6 ? tricks[t->players] : 0u, number;
+    uint8_t leader;
+    if (t->trick_seat == PROTO_SEAT_NONE) {
+        leader = (uint8_t)((t->dealer + 1u) % t->players);
+        number = 1u;
+    } else {
+        leader = t->trick_seat;
+        number = (unsigned)t->trick_no + 1u;
+    }
+    seat_label(seat, leader);
+    if (total && number > total)
+        sprintf(out, "Last trick: %s", seat);
+    else if (total)
+        sprintf(out, "%s leads trick %u/%u", seat, number, total);
+    else
+        sprintf(out, "%s leads trick %u", seat, number);
+}
+
 static void draw_wrapped(screen_t *s, const char *text, int len, int y0) {
     int start = 0;
     for (int line = 0; line < 4 && start < len; line++) {
@@ -159,12 +182,7 @@ void screen_render(screen_t *s, const table_t *t, bool online) {
             seat_label(seat, t->turn);
         sprintf(buf, "TURN %s", seat);
         screen_text(s, 0, 22, buf, 2, 1);
-        if (t->trick_seat == PROTO_SEAT_NONE) {
-            strcpy(buf, "Trick: -");
-        } else {
-            seat_label(seat, t->trick_seat);
-            sprintf(buf, "Trick: %s #%u", seat, (unsigned)t->trick_no);
-        }
+        trick_label(buf, t);
         screen_text(s, 0, 40, buf, 1, 1);
         if (t->n_draw) {
             strcpy(buf, "Draw:");
