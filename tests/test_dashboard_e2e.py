@@ -269,15 +269,17 @@ def test_a_held_card_is_named_with_the_likely_cards_or_the_rank_and_suit_chooser
             ["coins", "cups", "swords", "batons"]
         page.select_option("#holds select[name=rank]", "5")
         page.select_option("#holds select[name=suit]", "s")  # the briscola: under the stock
-        page.click("#holds .pick-choose button")
-        page.wait_for_url(url)
+        # The form posts and comes back to the same URL: wait for that page, not the URL
+        # (which already matches, so the next step would race the navigation).
+        with page.expect_navigation():
+            page.click("#holds .pick-choose button")
         assert "5 of swords: that card cannot be there now." in page.inner_text(".flashes")
         assert ctl.referee.hand.current == []
         page.wait_for_selector("#holds", state="visible")
         page.select_option("#holds select[name=rank]", "9")
         page.select_option("#holds select[name=suit]", "b")
-        page.click("#holds .pick-choose button")
-        page.wait_for_url(url)
+        with page.expect_navigation():
+            page.click("#holds .pick-choose button")
         assert "Card named." in page.inner_text(".flashes")
         assert [(p.seat, str(p.card)) for p in ctl.referee.hand.current] == [(0, "9b")]
         wait_for(page, "document.getElementById('holds').hidden === true")
