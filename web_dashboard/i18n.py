@@ -237,6 +237,13 @@ SCRIPT_MESSAGES: dict[str, str | tuple[str, str]] = {
     "note_dealer": N_("{name} dealt, out of turn: it was {expected}'s deal"),
     "next_hand_in": Np_("The next hand in {n} second", "The next hand in {n} seconds"),
     "see_last_hand": N_("The last hand's points"),
+    # Chiamata's auction, entered on a phone (the partner is never named here).
+    "auction": N_("The auction"),
+    "auction_waiting": N_("Waiting for the auction's result…"),
+    "auction_caller": N_("Caller"),
+    "auction_bid": N_("Bid (61-120)"),
+    "auction_confirm": N_("Confirm the call"),
+    "auction_called": N_("{name} calls {card} for {n}"),
 }
 SCRIPT_CONTEXT = {"briscola_spot": Nc_("zone", "Face-up trump")}  # the place, not the event
 PLURAL_TABLE = 201  # the script knows the plural form of 0..200 (the app counts to 120)

@@ -44,7 +44,7 @@ from web_dashboard.state import (
     what_happened,
 )
 
-COMMAND_KINDS = ("setup", "new_hand", "event", "undo", "names", "correct", "pick")
+COMMAND_KINDS = ("setup", "new_hand", "event", "undo", "names", "correct", "pick", "call")
 
 
 @dataclass

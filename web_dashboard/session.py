@@ -115,6 +115,14 @@ class TableSession:
             event["was"] = was
         return self._cmd_event(event)
 
+    def _cmd_call(self, seat: Any = None, card: Any = None,
+                  points: Any = None) -> dict[str, Any]:
+        """Chiamata's spoken auction: its result, as the controller's ``call`` takes it."""
+        event: dict[str, Any] = {"type": "call", "seat": seat, "card": card}
+        if points is not None:
+            event["points"] = points
+        return self._cmd_event(event)
+
     def _cmd_pick(self, **_: Any) -> dict[str, Any]:
         return {"accepted": False, "message": "this dashboard runs without the table's "
                 "camera: no card is held (send the play itself)"}

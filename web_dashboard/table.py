@@ -16,7 +16,17 @@ from flask import (
     url_for,
 )
 
-from web_dashboard.i18n import LANGUAGES, N_, RANK_LABELS, RANKS, _, card_name, catalogue, suit_name
+from web_dashboard.i18n import (
+    FRENCH_RANKS,
+    LANGUAGES,
+    N_,
+    RANK_LABELS,
+    RANKS,
+    _,
+    card_name,
+    catalogue,
+    suit_name,
+)
 from web_dashboard.qr import lan_address, qr_svg
 from web_dashboard.security import csrf_token, require_pin_form, safe_next, unlocked
 from web_dashboard.setup import small_int
@@ -62,12 +72,22 @@ def live():
             "streamUrl": url_for("stream.events"),
             # The held cards' pickers are forms the script draws: they need the token.
             "csrf": csrf_token() if unlocked() else None,
-            "pickUrl": url_for("table.pick")}
+            "pickUrl": url_for("table.pick"), "callUrl": url_for("table.call"),
+            "auctionRanks": AUCTION_RANKS}
     rank_names = {r: _(word) for r, word in RANKS.items()}
+    hand = state.get("hand")
+    french = (state.get("match") or {}).get("deck") == "french"
+    called = hand.get("called") if hand else None
+    # The auction's choosers in the deck's own words (a French deck: hearts, J/Q/K).
+    ranks = {**RANKS, **(FRENCH_RANKS if french else {})}
+    auction_ranks = [(r, _(ranks[r]) if r in ranks else str(r)) for r in AUCTION_RANKS]
+    auction_suits = [(s, suit_name(g.lang, s, french)) for s in "dcsb"]
     # |tojson in the template escapes < > & so that no name can close the script tag.
     return render_template("table.html", boot=boot,
                            state=state, url=dashboard_url(), qr=qr_svg(dashboard_url()),
-                           rank_names=rank_names)
+                           rank_names=rank_names, auction_open=auction_open(hand),
+                           auction_ranks=auction_ranks, auction_suits=auction_suits,
+                           called_name=card_name(g.lang, called, french) if called else None)
 
 
 @bp.get("/qr.svg")
@@ -93,7 +113,16 @@ def language(code: str):
 
 DONE = {"new_hand": N_("New hand dealt."), "undo": N_("Last event undone."),
         "event": N_("Correction accepted."), "correct": N_("Card corrected."),
-        "pick": N_("Card named.")}
+        "pick": N_("Card named."), "call": N_("Call recorded.")}
+# Chiamata's auction: ranks from the strongest, as players call them (as the buttons do).
+AUCTION_RANKS = (1, 3, 10, 9, 8, 7, 6, 5, 4, 2)
+DEFAULT_BID, MAX_BID = 61, 120
+
+
+def auction_open(hand: dict | None) -> bool:
+    """A chiamata (5-player) hand is waiting for its auction's result."""
+    return bool(hand) and hand.get("players") == 5 and hand.get("called") is None \
+        and not hand.get("over") and not hand.get("trick") and not hand.get("tricks_played")
 
 
 def _submit(kind: str, **args):
@@ -173,3 +202,25 @@ def pick():
     name = card_name(g.lang, card, french=match.get("deck") == "french")
     flash(_(key, card=name), "error")
     return redirect(url_for("table.live"))
+
+
+@bp.post("/table/call")
+@require_pin_form
+def call():
+    """Chiamata's spoken auction, entered on a phone: the caller, the called card and the
+    bid go through the controller's ``call`` command, as the buttons send them. Nothing
+    here depends on the cards dealt: the partner stays secret."""
+    f = request.form
+    if not auction_open(hub().snapshot().get("hand")):
+        flash(_("No auction is open now."), "error")
+        return redirect(url_for("table.live"))
+    seat = small_int(f.get("caller", ""))
+    rank, suit = small_int(f.get("rank", "")), f.get("suit", "").strip()
+    bid = small_int(f.get("bid", "").strip() or str(DEFAULT_BID))
+    if seat is None or not 0 <= seat < 5 or rank not in AUCTION_RANKS \
+            or suit not in ("d", "c", "s", "b") or bid is None \
+            or not DEFAULT_BID <= bid <= MAX_BID:
+        # Refused here: nothing is sent.
+        flash(_("Choose the caller, a rank, a suit and a bid of 61 to 120."), "error")
+        return redirect(url_for("table.live"))
+    return _submit("call", seat=seat, card=f"{rank}{suit}", points=bid)

@@ -296,6 +296,61 @@
     }
   }
 
+  // Chiamata's auction is spoken: an unlocked phone enters its result (caller, called
+  // card, bid), the others wait for it, then everyone sees the call. The choices never
+  // depend on the cards dealt, and the partner is not named here.
+  function auctionOpen(h) {
+    return !!h && h.players === 5 && !h.called && !h.over && !h.trick.length &&
+      !h.tricks_played;
+  }
+
+  function labelled(text, control) {
+    return el("label", {}, text + " ", control);
+  }
+
+  function renderAuction(s) {
+    const h = s.hand;
+    const box = $("auction");
+    const open = auctionOpen(h);
+    box.hidden = !(open || (h && h.players === 5 && h.called));
+    const key = open ? "open:" + h.index + ":" + Boolean(boot.csrf)
+      : h && h.called ? ["called", h.index, h.caller, h.called, h.bid].join(":") : "";
+    if (box.dataset.key === key) return;  // a half-filled form is left as it is
+    box.dataset.key = key;
+    box.replaceChildren();
+    if (h && h.called && !open) {
+      box.append(el("p", {class: "big", id: "auction-result",
+                          text: t("auction_called", {name: nameOf(h.caller),
+                                                     card: cardName(h.called), n: h.bid})}));
+      return;
+    }
+    if (!open) return;
+    box.append(el("h2", {text: t("auction")}));
+    if (!boot.csrf) {
+      box.append(el("p", {class: "big", id: "auction-waiting", text: t("auction_waiting")}));
+      return;
+    }
+    const form = el("form", {method: "post", action: boot.callUrl, class: "correction",
+                             id: "auction-form"});
+    form.append(el("input", {type: "hidden", name: "csrf_token", value: boot.csrf}));
+    const caller = el("select", {name: "caller"});
+    names().forEach((name, seat) => {
+      const p = "P" + (seat + 1);
+      caller.append(el("option", {value: String(seat), selected: seat === h.turn,
+                                  text: name === p ? p : p + " · " + name}));
+    });
+    const rank = el("select", {name: "rank"});
+    for (const r of boot.auctionRanks) rank.append(el("option", {value: String(r), text: rankWord(r)}));
+    const suit = el("select", {name: "suit"});
+    for (const x of "dcsb") suit.append(el("option", {value: x, text: suitWord(x)}));
+    const bid = el("input", {type: "number", name: "bid", min: 61, max: 120, step: 1,
+                             value: 61, required: true});
+    form.append(labelled(t("auction_caller"), caller), labelled(t("rank"), rank),
+                labelled(t("suit"), suit), labelled(t("auction_bid"), bid),
+                el("button", {type: "submit", id: "btn-call", text: t("auction_confirm")}));
+    box.append(form);
+  }
+
   function renderStanding(s) {
     const st = s.standing;
     $("standing").hidden = !st || !s.match || st.hands_played === 0;
@@ -429,6 +484,7 @@
     renderSeats(s);
     renderViolation(s);
     renderHolds(s);
+    renderAuction(s);
     renderReveal(s);
     renderCountdown(s);
     renderStanding(s);
