@@ -20,6 +20,7 @@ indicators on gpiozero's MockFactory. Printed per configuration and in total:
     python benchmarks/bench_table_e2e.py [--hands 50] [--oracle] [--quick]
     python benchmarks/bench_table_e2e.py --deck ../shared/decks/toscane --hands 6
     python benchmarks/bench_table_e2e.py --deck all --hands 6 --players 2 3 4 5 6
+    python benchmarks/bench_table_e2e.py --players 5 6   # only those configurations
 
 The procedural configurations cover 2 to 6 players: 5 is Briscola chiamata (8 cards
 each, no stock; the auction's result is entered on the phone, as is each new hand),
@@ -412,9 +413,10 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="a few hands, for a smoke run")
     ap.add_argument("--deck", action="append", default=[], metavar="DIR",
                     help="a deck folder (40 faces by code + back); 'all' = ../shared/decks/*")
-    ap.add_argument("--players", type=int, nargs="+", default=[2],
-                    help="with --deck: player counts to play, 2-6 (plain Briscola; 5 is "
-                         "chiamata)")
+    ap.add_argument("--players", type=int, nargs="+", default=None,
+                    help="player counts to play, 2-6 (5 is chiamata): with --deck, plain "
+                         "Briscola (default 2); without, only the procedural "
+                         "configurations of these counts")
     ap.add_argument("--seed", type=int, default=100)
     ap.add_argument("--no-answer", action="store_true",
                     help="nobody answers a held card (by default a player picks the true "
@@ -442,7 +444,7 @@ def main() -> int:
             print(f"deck {folder.name} ({folder}): enrolled {len(faces)} scans in "
                   f"{secs:.2f} s")
             runs.append((folder.name, faces, recognizer))
-        configs = [(n, (), ()) for n in args.players]
+        configs = [(n, (), ()) for n in args.players or [2]]
     else:
         recognizer = None
         if not args.oracle:
@@ -452,6 +454,11 @@ def main() -> int:
             recognizer = Recognizer(builtin_deck(embedder), embedder)
         runs.append(("procedural", None, recognizer))
         configs = PROCEDURAL[:3] if args.quick else PROCEDURAL
+        if args.players:
+            configs = [c for c in PROCEDURAL if c[0] in args.players]
+            if not configs:
+                ap.error("--players: no procedural configuration has "
+                         + " or ".join(map(str, args.players)) + " players")
     per = max(1, (3 if args.quick else args.hands) // (1 if args.deck else len(PROCEDURAL)))
     summary = []
     totals = {"hands": 0, "exact": 0, "frames": 0, "proc": 0.0, "lat": [], "ok": 0,

@@ -4,6 +4,7 @@ state, nor any message of the live stream. The table shows the called card and t
 bid to everyone from the call on."""
 
 import random
+import re
 import threading
 import time
 
@@ -52,7 +53,32 @@ def test_the_partner_is_secret_on_every_endpoint_and_stream_until_the_card_is_pl
     secret_until = None  # the live stream's message that first may name the partner
     checked = 0
     try:
-        for event in sim.events[1:]:
+        # The auction's result is entered on an unlocked phone's form: neither the form
+        # nor the answers to it tell the partner (the server knows no hand anyway).
+        call = sim.events[1]
+        assert call.type == "call"
+        phone_client = app.test_client()
+        app.extensions["pin"].set("2468")
+        page = phone_client.get("/unlock").get_data(as_text=True)
+        token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+        phone_client.post("/unlock", data={"pin": "2468", "csrf_token": token})
+        form_page = phone_client.get("/").get_data(as_text=True)
+        form = re.search(r'<form[^>]*id="auction-form".*?</form>', form_page, re.S).group(0)
+        assert side_revealed(boot_json(form_page)["state"]) == []
+        token = re.search(r'name="csrf_token" value="([^"]+)"', form).group(1)
+        # Every seat and every rank and suit are offered, whatever was dealt.
+        assert len(re.findall(r"<option", form)) == 5 + 10 + 4
+        answer = phone_client.post("/table/call", data={
+            "csrf_token": token, "caller": str(call.seat), "rank": str(call.card.rank),
+            "suit": call.card.suit.value, "bid": str(call.points)})
+        assert answer.status_code == 302 and "partner" not in answer.get_data(as_text=True)
+        after_call = phone_client.get("/").get_data(as_text=True)
+        assert 'id="auction-form"' not in after_call and 'class="flash ok"' in after_call
+        assert side_revealed(boot_json(after_call)["state"]) == []
+        shown = hub.snapshot()["hand"]
+        assert (shown["caller"], shown["called"], shown["bid"]) == (
+            call.seat, str(call.card), call.points)
+        for event in sim.events[2:]:
             decision = session.feed(event.to_json())
             assert decision.accepted, decision.violation
             if decision.partner is not None:
