@@ -4,6 +4,12 @@ The recording goes through the same pipeline as the live table (observer, tracke
 referee) at the video's own pace, and the report is the same as for an events file.
 ``--events-out`` writes the events the tracker saw, as JSON Lines, so the recording can
 be refereed again (or corrected by hand) without the video.
+
+Briscola chiamata's auction is spoken, so no camera sees it: ``--call SEAT:CARD[:BID]``
+gives its result (once per hand, in order; the seat counted from 0 as ``--dealer`` and
+the events count it). The first call is made before the first card; each further one
+starts the next hand once the finished hand's cards have left the mat (what NEW HAND
+does at the table: without a stock no deal is seen).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,7 +29,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    "mat size, play direction")
     g.add_argument("--events-out", type=Path, metavar="FILE",
                    help="write the events seen in the video as JSON Lines")
+    g.add_argument("--call", action="append", default=[], dest="calls",
+                   metavar="SEAT:CARD[:BID]",
+                   help="Briscola chiamata (5 players, needed): the spoken auction's result, "
+                        "e.g. 2:1d:70 (seat 2 calls the Asso of denari for 70; SEAT counted "
+                        "from 0 as in --dealer, so P1 is 0; BID 61-120, default 61); repeat "
+                        "it for each further hand of the video, in order")
     parser.set_defaults(video_handler=run_video)
+
+
+def parse_call(text: str, players: int) -> dict[str, Any]:
+    """``SEAT:CARD[:BID]`` as a call event; ValueError with one line saying what is wrong."""
+    from table_controller.engine.cards import Card
+    from table_controller.engine.rules import DEFAULT_BID
+
+    parts = text.strip().split(":")
+    if len(parts) not in (2, 3):
+        raise ValueError(f"--call {text!r}: expected SEAT:CARD[:BID], such as 2:1d:70")
+    seat, card, bid = parts[0].strip(), parts[1].strip(), (parts[2:] or [str(DEFAULT_BID)])[0]
+    if not (seat.isascii() and seat.isdigit()) or not 0 <= int(seat) < players:
+        raise ValueError(f"--call {text!r}: the seat is 0-{players - 1} (counted from 0, "
+                         "as in --dealer: P1 is 0)")
+    try:
+        code = str(Card.parse(card))
+    except ValueError:
+        raise ValueError(f"--call {text!r}: {card!r} is not a card code such as 1d "
+                         "(rank 1-10, suit d, c, s or b)") from None
+    bid = bid.strip()
+    if not (bid.isascii() and bid.isdigit()) or not DEFAULT_BID <= int(bid) <= 120:
+        raise ValueError(f"--call {text!r}: the bid is {DEFAULT_BID}-120 points")
+    return {"type": "call", "seat": int(seat), "card": code, "points": int(bid)}
 
 
 def _die(message: str) -> int:
@@ -50,6 +86,16 @@ def run_video(args: argparse.Namespace) -> int:
         table = replace(table, players=args.players)
     variants = tuple(v.value for v in table.variants) or tuple(args.variants)
     dealer = args.dealer if args.dealer is not None else table.first_dealer
+    try:
+        calls = [parse_call(text, table.players) for text in args.calls]
+    except ValueError as exc:
+        return _die(str(exc))
+    if calls and table.players != 5:
+        return _die(f"--call is for Briscola chiamata (5 players), not {table.players}")
+    if table.players == 5 and not calls:
+        return _die("a 5-player video is Briscola chiamata, whose spoken auction no camera "
+                    "sees: give its result with --call SEAT:CARD[:BID], e.g. --call 2:1d:70 "
+                    "(SEAT counted from 0, as in --dealer)")
     referee = Referee(players=table.players, variants=variants, match=args.match,
                       dealer=dealer)
 
@@ -78,8 +124,18 @@ def run_video(args: argparse.Namespace) -> int:
     first = {"type": "hand", "players": table.players, "dealer": referee.first_dealer,
              "variants": sorted(variants), "t": 0.0}
     events_out = []
-    events_out.append(first)
-    controller.submit(first)
+
+    def spoken(event: dict[str, Any]) -> str | None:
+        """Feed an event no camera sees (the hand, the auction's result); why not, or None."""
+        decision = controller.submit(event)
+        if not decision.accepted:
+            return decision.violation.message
+        events_out.append(event)
+        return None
+
+    spoken(first)
+    if calls and (why := spoken(dict(calls.pop(0), t=0.0))):
+        return _die(f"--call {args.calls[0]!r}: {why}")
     from vision.sources import SourceError
 
     try:
@@ -90,6 +146,16 @@ def run_video(args: argparse.Namespace) -> int:
                     if decision.t is not None:
                         obj["t"] = round(decision.t, 3)
                     events_out.append(obj)
+            hand = controller.referee.hand
+            if calls and hand is not None and hand.is_over() and _mat_clear(controller):
+                # The next chiamata hand (NEW HAND at the table), then its auction.
+                text = args.calls[len(args.calls) - len(calls)]
+                # The players said: the events file replays alone, without --players.
+                why = spoken({"type": "hand", "players": table.players,
+                              "t": round(t, 3)}) or spoken(
+                    dict(calls.pop(0), t=round(t, 3)))
+                if why:
+                    return _die(f"--call {text!r}: {why}")
     except (OSError, SourceError) as exc:
         return _die(f"{args.video}: {exc}")
     if controller.stats.frames == 0:
@@ -103,3 +169,10 @@ def run_video(args: argparse.Namespace) -> int:
     if not args.names and table.names:
         args.names = ",".join(table.names)
     return report(controller.referee, args)
+
+
+def _mat_clear(controller: Any) -> bool:
+    """No card lies on the mat, as the tracker sees it (the last trick has been taken)."""
+    tracker = controller.tracker
+    return not tracker.holds and all(z.settled is None and z.candidate is None
+                                     for z in tracker.zones.values())
