@@ -90,6 +90,8 @@ def post_requests(seat: int, captured: str, token: str) -> dict[str, list[dict]]
         "/table/undo": [{"data": {}}],
         "/table/event": [{"data": dict(form, **{k: str(v) for k, v in play.items()})}],
         "/table/pick": [{"data": dict(form, seat=str(seat), card=captured)}],
+        "/table/call": [{"data": dict(form, caller=str(seat), rank=captured[:-1],
+                                      suit=captured[-1], bid="61")}],
         "/setup/": [{"data": {"players": "²"}}],
         "/unlock": [{"data": dict(form, pin="0000")}],
         "/lock": [{"data": {}}],

@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--match", type=int, choices=MATCH_LENGTHS,
                    help="best of 1, 3 or 5 hands (default: an open series)")
     p.add_argument("--dealer", type=int, metavar="SEAT",
-                   help="the first dealer when the events start without a hand event")
+                   help="the first dealer when the events start without a hand event "
+                        "(counted from 0, as in the events: P1 is 0)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--record-out", metavar="FILE", type=Path,
                    help="also write the refereed match as a game record")
