@@ -286,3 +286,40 @@ def test_a_held_card_is_named_with_the_likely_cards_or_the_rank_and_suit_chooser
     finally:
         hub.close()
         srv.shutdown()
+
+
+def test_chiamata_s_auction_is_entered_on_an_unlocked_phone_and_shown_to_all(server, page):
+    """The script draws the auction's form for an unlocked phone while the hand has no
+    call; a spectator waits for the result, then sees it live, and never the partner."""
+    app, url, _ = server
+    hub = hub_of(app)
+    app.extensions["pin"].set("2468")
+    assert hub.submit("setup", players=5, names=["Ada", "Bruno", "Carla", "Dario", "Elena"],
+                      variants=[], length=1, deck="builtin", dealer=0)["accepted"]
+    spectator = page.context.new_page()
+    spectator.goto(url)
+    spectator.wait_for_selector("#auction-waiting")
+    assert spectator.locator("#auction form").count() == 0
+    page.goto(url + "unlock?next=/")
+    page.fill("input[name=pin]", "2468")
+    page.click("button[type=submit]")
+    page.wait_for_url(url)
+    page.wait_for_selector("#auction-form")
+    assert page.locator("#auction select[name=caller] option").all_inner_texts() == [
+        "P1 · Ada", "P2 · Bruno", "P3 · Carla", "P4 · Dario", "P5 · Elena"]
+    assert page.locator("#auction select[name=rank] option").count() == 10
+    assert page.input_value("#auction input[name=bid]") == "61"
+    page.select_option("#auction select[name=caller]", "3")
+    page.select_option("#auction select[name=rank]", "3")
+    page.select_option("#auction select[name=suit]", "c")
+    page.fill("#auction input[name=bid]", "70")
+    page.click("#btn-call")
+    page.wait_for_url(url)
+    assert "Call recorded." in page.inner_text(".flashes")
+    for phone in (page, spectator):
+        phone.wait_for_selector("#auction-result")
+        assert phone.inner_text("#auction-result") == "Dario calls 3 of cups for 70"
+        assert phone.locator("#auction form").count() == 0
+        assert "partner" not in phone.inner_text("#seats").lower()
+    hand = hub.snapshot()["hand"]
+    assert (hand["caller"], hand["called"], hand["bid"], hand["partner"]) == (3, "3c", 70, None)
