@@ -1,5 +1,6 @@
 """``briscola-table referee --video``: the offline referee on recordings."""
 
+import itertools
 import json
 
 import cv2
@@ -148,3 +149,21 @@ def test_a_chiamata_video_without_its_call_is_refused_in_one_line(capsys, tmp_pa
     code = main(["referee", "--video", str(video), "--players", "4", "--call", "1:1d"])
     assert code == 2
     assert "--call is for Briscola chiamata (5 players), not 4" in capsys.readouterr().err
+
+
+def test_a_call_the_video_has_no_hand_for_is_said_on_stderr(capsys, tmp_path):
+    from vision.simtable import SimulatedTable
+
+    sim = SimulatedTable(players=5, seed=1, pace="fast", hands=1, size=(640, 360),
+                         bumps=False)
+    frames = [img for _, img in itertools.islice(sim.frames(), 5)]
+    video = tmp_path / "empty.avi"
+    write_video(video, frames)
+    code = main(["referee", "--video", str(video), "--players", "5", "--json",
+                 "--call", "4:1b:90", "--call", "0:3c"])
+    out = capsys.readouterr()
+    assert code == 0
+    (hand,) = json.loads(out.out)["hands"]
+    assert (hand["caller"], hand["called"], hand["bid"], hand["tricks"]) == (4, "1b", 90, [])
+    assert out.err == ("briscola-table referee: note: 1 --call not used (the video shows "
+                       "1 hand): 0:3c\n")

@@ -160,6 +160,11 @@ def run_video(args: argparse.Namespace) -> int:
         return _die(f"{args.video}: {exc}")
     if controller.stats.frames == 0:
         return _die(f"{args.video}: no frame could be read")
+    if calls:  # said, not refused: a recording may stop before its last hand
+        hands = len(controller.referee.hands)
+        print(f"briscola-table referee: note: {len(calls)} --call not used (the video "
+              f"shows {hands} hand{'s' * (hands != 1)}): "
+              + ", ".join(args.calls[-len(calls):]), file=sys.stderr)
     if args.events_out:
         try:
             args.events_out.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n"
