@@ -123,6 +123,8 @@ def test_names_cannot_inject_markup(app, client):
 def test_qr_code_points_at_the_dashboard(app, client):
     r = client.get("/qr.svg", base_url="http://192.168.1.20:8000")
     assert r.status_code == 200 and r.mimetype == "image/svg+xml" and b"<svg" in r.data
+    # A file of its own: with the namespace, a browser draws it instead of showing XML.
+    assert b'xmlns="http://www.w3.org/2000/svg"' in r.data
     page = client.get("/", base_url="http://192.168.1.20:8000").get_data(as_text=True)
     assert "http://192.168.1.20:8000/" in page and "<svg" in page
     app.config["PUBLIC_URL"] = "http://briscola.local:8000/"

@@ -7,6 +7,7 @@ shows the address as text.
 from __future__ import annotations
 
 import functools
+import io
 import socket
 
 
@@ -37,14 +38,20 @@ def phone_url(host: str, port: int, scheme: str = "http") -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def qr_svg(url: str) -> str | None:
-    """An SVG QR code for ``url``, or None when segno is not installed."""
+def qr_svg(url: str, standalone: bool = False) -> str | None:
+    """An SVG QR code for ``url`` to put in a page, or with ``standalone`` a file of its
+    own (with the SVG namespace, without which a browser shows it as XML text); None
+    when segno is not installed."""
     try:
         import segno
     except ImportError:
         return None
-    return segno.make(url, error="m").svg_inline(scale=8, border=2, dark="#111",
-                                                  light="#fff", omitsize=True)
+    code = segno.make(url, error="m")
+    if standalone:
+        out = io.BytesIO()
+        code.save(out, kind="svg", scale=8, border=2, dark="#111", light="#fff")
+        return out.getvalue().decode("utf-8")
+    return code.svg_inline(scale=8, border=2, dark="#111", light="#fff", omitsize=True)
 
 
 def qr_rows(url: str) -> list[list[bool]] | None:

@@ -92,7 +92,7 @@ def live():
 
 @bp.get("/qr.svg")
 def qr():
-    svg = qr_svg(dashboard_url())
+    svg = qr_svg(dashboard_url(), standalone=True)
     if svg is None:
         return Response(f"segno is not installed; open {dashboard_url()}", 404,
                         mimetype="text/plain")
