@@ -21,6 +21,15 @@ With only CONFIRM, UNDO and NEW_HAND, naming must be hard to do by accident:
   goes on, a long UNDO goes back a step; the long CONFIRM on the bid sends the call
   (refereed, stored, shown like the phone's). The choices never depend on the
   cards dealt: the partner stays secret.
+- **Who sits where**, before a match: a *long* CONFIRM while no hand is in play asks,
+  seat by seat, ``P1: Ada?`` from the names already seen at the table (the setup
+  page's suggestions, most recently seated first, then ``P1: no name?``). UNDO steps
+  to the next name, a long CONFIRM takes it and goes to the next seat, a long UNDO
+  goes back a seat (on P1 it leaves); NEW HAND, an event or ``idle_s`` without a press
+  leaves too, changing nothing. The long CONFIRM on the last seat sets the names as the
+  phone's setup does: on the match about to start (no hand yet: its ``names``), or on
+  a new match with the finished one's settings (``setup``, not started). A match
+  under way keeps its names.
 
 A long press is a press held for 2 s on the Pi's buttons, a double press on the
 board's (``firmware_bridge.buttons``). Every naming goes through the controller, as
@@ -45,6 +54,8 @@ AUCTION_SUITS = ("d", "c", "s", "b")
 SUIT_NAMES = {"d": "coins", "c": "cups", "s": "swords", "b": "clubs"}
 BIDS = (61, *range(65, 121, 5))  # 61 is the least a caller may bid
 AUCTION_STEPS = ("caller", "rank", "suit", "bid")
+KNOWN_NAMES = 30  # names offered per seat, as on the setup page
+NAME_CHARS = 15  # a name on the display: "P6: " + 15 + "?" fits a 21-character line
 
 
 def lookalikes(code: str, n: int = ALTERNATIVES) -> tuple[str, ...]:
@@ -82,6 +93,7 @@ class ButtonNaming:
         self.notice: str | None = None  # one line after a refusal, until the next press
         self.auction: dict[str, Any] | None = None  # step, caller, rank, suit, bid indices
         self._auction_hand: tuple | None = None  # the hand the auction is for
+        self.seating: dict[str, Any] | None = None  # players, names seen, chosen, index
 
     # -- what the display shows -----------------------------------------------------
 
@@ -125,9 +137,11 @@ class ButtonNaming:
 
     def lines(self, holds: list[Any] | None = None) -> tuple[str, ...]:
         holds = self._holds() if holds is None else holds
-        if self.fixing is not None and self.clock() - self._last_press > self.idle_s:
-            self.fixing = None
+        if self.clock() - self._last_press > self.idle_s:
+            self.fixing = self.seating = None
         out: list[str] = [self.notice] if self.notice else []
+        if self.seating is not None:
+            return tuple((out + self._seating_lines())[:4])
         hand = self._auction_open()
         if self.fixing is None and hand is not None and not holds:
             return tuple((out + self._auction_lines(hand))[:4])
@@ -158,8 +172,9 @@ class ButtonNaming:
     def on_decision(self, decision: Any) -> bool:
         """An accepted event changes the last card played: a correction under way is
         left (it would name the wrong card). True when the display must be redrawn."""
-        if decision is not None and decision.accepted and self.fixing is not None:
-            self.fixing = None
+        if decision is not None and decision.accepted and (
+                self.fixing is not None or self.seating is not None):
+            self.fixing = self.seating = None  # a hand began meanwhile: names are left
             return True
         # A chiamata hand begins (the auction is asked) or its call was made (it ends).
         was = self._auction_hand
@@ -173,17 +188,20 @@ class ButtonNaming:
         the timer's check that a correction has waited too long."""
         now = self.clock()
         if name == "idle":
-            if self.fixing is not None and now - self._last_press >= self.idle_s:
-                self.fixing = None
+            if (self.fixing is not None or self.seating is not None) \
+                    and now - self._last_press >= self.idle_s:
+                self.fixing = self.seating = None
                 self.refresh()
             return {"accepted": True, "message": "ok"}
-        if self.fixing is not None and now - self._last_press > self.idle_s:
-            self.fixing = None
+        if now - self._last_press > self.idle_s:
+            self.fixing = self.seating = None
         self._last_press = now
         self.notice = None
         try:
             if self.fixing is not None:
                 return self._fixing(name)
+            if self.seating is not None:
+                return self._seat(name)
             holds = self._holds()
             hand = self._auction_open()
             if hand is not None and not holds and name != "new_hand":
@@ -193,6 +211,8 @@ class ButtonNaming:
                 return self._answer(hold, name)
             if name == "undo_long":
                 return self._open_fix()
+            if name == "confirm_long" and self._between_hands():
+                return self._open_seating()
             if name in ("confirm", "undo", "new_hand"):
                 return self.controller.execute(name, {})
             return {"accepted": False, "message": f"{name}: nothing to do now"}
@@ -241,6 +261,98 @@ class ButtonNaming:
             self.notice = "Call refused"
         return result
 
+    # -- who sits where -------------------------------------------------------------
+
+    def _between_hands(self) -> bool:
+        hand = self.controller.referee.hand
+        return hand is None or hand.is_over()
+
+    def _seat_options(self) -> list[str]:
+        """The names the seat being asked may take: those seen not yet seated, then ""
+        (no name: the seat stays P1..Pn)."""
+        s = self.seating
+        assert s is not None
+        return [n for n in s["seen"] if n not in s["chosen"]] + [""]
+
+    def _seating_lines(self) -> list[str]:
+        s = self.seating
+        assert s is not None
+        options = self._seat_options()
+        s["index"] %= len(options)
+        name = options[s["index"]][:NAME_CHARS] or "no name"
+        seat = len(s["chosen"])
+        hint = self.long_hint.replace("name it", "send" if seat == s["players"] - 1
+                                      else "set")
+        return [f"P{seat + 1}: {name}?", f"UNDO: next {s['index'] + 1}/{len(options)}",
+                hint, "hold UNDO: back" if seat else "NEW HAND: leave"]
+
+    def _open_seating(self) -> dict[str, Any]:
+        referee, store = self.controller.referee, self.controller.store
+        if store is None or self.controller.match_id is None:
+            self.notice = "No names: no store"
+            return {"accepted": False, "message": "this table keeps no store"}
+        if referee.hands and not referee.standing().over:
+            self.notice = "Names: at match end"
+            return {"accepted": False, "message": "a match under way keeps its names"}
+        seen = store.player_names(limit=KNOWN_NAMES)
+        if not seen:
+            self.notice = "No names seen yet"
+            return {"accepted": False, "message": "no names seen yet: name the players "
+                    "on the phone's setup page"}
+        players = store.match(self.controller.match_id).players
+        self.seating = {"players": players, "seen": seen, "chosen": [], "index": 0}
+        self._idle_timer()
+        return {"accepted": True, "message": "choosing the names"}
+
+    def _seat(self, name: str) -> dict[str, Any]:
+        s = self.seating
+        assert s is not None
+        if name == "undo":
+            s["index"] += 1  # wrapped round when drawn
+            return {"accepted": True, "message": "next name"}
+        if name == "new_hand" or (name == "undo_long" and not s["chosen"]):
+            self.seating = None
+            return {"accepted": True, "message": "names left unchanged"}
+        if name == "undo_long":
+            s["chosen"].pop()
+            s["index"] = 0
+            return {"accepted": True, "message": "back a seat"}
+        if name == "confirm":
+            return {"accepted": False, "message": "hold CONFIRM to take it"}
+        options = self._seat_options()
+        s["chosen"].append(options[s["index"] % len(options)])
+        s["index"] = 0
+        if len(s["chosen"]) < s["players"]:
+            return {"accepted": True, "message": f"P{len(s['chosen'])} set"}
+        self.seating = None
+        return self._set_names(s["chosen"])
+
+    def _set_names(self, names: list[str]) -> dict[str, Any]:
+        """The names go where the phone's setup puts them: the match about to start, or
+        a new one like the finished match (not started: NEW HAND starts it)."""
+        c = self.controller
+        if not self._between_hands() or (c.referee.hands and not c.referee.standing().over):
+            self.notice = "Names: at match end"
+            return {"accepted": False, "message": "a match under way keeps its names"}
+        if not c.referee.hands:
+            result = c.execute("names", {"names": names})
+        else:
+            info = c.store.match(c.match_id)
+            result = c.execute("setup", {"players": info.players, "names": names,
+                                         "variants": list(info.variants),
+                                         "length": info.length, "deck": info.deck,
+                                         "start": False})
+        self.notice = "Names set" if result.get("accepted") else "Names refused"
+        return result
+
+    def _idle_timer(self) -> None:
+        """Left alone, a correction or the names are abandoned: the check runs on the
+        controller's thread like every button."""
+        timer = threading.Timer(self.idle_s + 0.05, self.controller.command, ("button",),
+                                {"args": {"name": "idle"}})
+        timer.daemon = True
+        timer.start()
+
     def _open_fix(self) -> dict[str, Any]:
         referee = self.controller.referee
         hand = referee.hand if referee is not None else None
@@ -254,12 +366,7 @@ class ButtonNaming:
             return {"accepted": False, "message": "no card has been played this hand"}
         was = str(last.card)
         self.fixing = {"seat": last.seat, "was": was, "options": lookalikes(was), "index": 0}
-        # Left alone, the correction is abandoned: the check runs on the controller's
-        # thread like every button.
-        timer = threading.Timer(self.idle_s + 0.05, self.controller.command, ("button",),
-                                {"args": {"name": "idle"}})
-        timer.daemon = True
-        timer.start()
+        self._idle_timer()
         return {"accepted": True, "message": f"correcting P{last.seat + 1}'s {was}"}
 
     def _fixing(self, name: str) -> dict[str, Any]:

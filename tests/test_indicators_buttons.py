@@ -301,3 +301,172 @@ def test_the_assembled_table_wires_its_buttons_through_the_controller(tmp_path, 
         assert table.store.events(c.match_id)[-1].event["type"] == "correct"
     finally:
         table.close()
+
+
+# -- who sits where, from the names already seen ----------------------------------------
+
+
+def seated_table(tmp_path, factory, *, match=None, idle_s=30.0):
+    """The assembled table over a store that has seen Ada, Bea (an older match) and
+    Cid, Ada (the match about to start, no hand yet)."""
+    import dataclasses
+
+    from table_controller.app import build_table
+    from table_controller.config import Config, TableConfig
+
+    db = tmp_path / "t.db"
+    seen = Store(db)
+    seen.new_match(players=2, names=["Ada", "Bea"])
+    seen.new_match(players=2, names=["Cid", "Ada"], length=match)  # the table resumes it
+    seen.close()
+    config = Config(table=TableConfig(players=2, first_dealer=1, match=match))
+    config = dataclasses.replace(config, indicators=IndicatorsConfig(
+        buttons=BUTTONS, bounce_ms=0, long_press_ms=int(LONG_S * 1000)))
+    table = build_table(config, db_path=db, dashboard=False, vision=False,
+                        pin_factory=factory)
+    from table_controller.buttons import ButtonNaming
+
+    naming = table.controller.handlers["button"].__self__
+    assert isinstance(naming, ButtonNaming)
+    naming.idle_s = idle_s
+    return table
+
+
+def push(table, name, long=False):
+    """Press a button of the assembled table (as ``Table.press``); its display's text."""
+    c = table.controller
+    factory_pin = push.factory.pin(BUTTONS[name])
+    factory_pin.drive_low()
+    if long:
+        time.sleep(LONG_S + 0.15)
+    factory_pin.drive_high()
+    deadline = time.monotonic() + 2
+    while c.commands.empty() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    c.run_commands()
+    text = table.indicators.state.text
+    assert all(len(line) <= 21 for line in text)
+    return text
+
+
+@pytest.fixture
+def seats(tmp_path, factory):
+    push.factory = factory
+    table = seated_table(tmp_path, factory)
+    yield table
+    table.close()
+
+
+def test_the_names_are_chosen_seat_by_seat_from_the_names_seen(seats):
+    c, store = seats.controller, seats.store
+    match_id = c.match_id
+    assert store.player_names() == ["Cid", "Ada", "Bea"]  # the setup page's order
+    # A long CONFIRM with no hand in play asks P1's name, most recently seated first.
+    text = push(seats, "confirm", long=True)
+    assert text == ("P1: Cid?", "UNDO: next 1/4", "hold OK: set", "NEW HAND: leave")
+    steps = [push(seats, "undo")[0] for _ in range(4)]
+    assert steps == ["P1: Ada?", "P1: Bea?", "P1: no name?", "P1: Cid?"]  # round again
+    push(seats, "undo")
+    assert push(seats, "confirm")[0] == "P1: Ada?"  # a short CONFIRM takes nothing
+    # Taken: P2 is asked from the names left (Ada is seated), the last seat sends.
+    text = push(seats, "confirm", long=True)
+    assert text == ("P2: Cid?", "UNDO: next 1/3", "hold OK: send", "hold UNDO: back")
+    assert store.match(match_id).names == ("Cid", "Ada")  # nothing set yet
+    # A long UNDO goes back a seat; P1 is asked again.
+    assert push(seats, "undo", long=True)[0] == "P1: Cid?"
+    push(seats, "undo")
+    push(seats, "confirm", long=True)  # P1: Ada
+    push(seats, "undo")
+    assert push(seats, "undo")[0] == "P2: no name?"  # P2 is left unnamed
+    assert push(seats, "confirm", long=True)[0] == "Names set"
+    # The names reach the match about to start, as the phone's names do; NEW HAND
+    # starts it with them.
+    assert c.match_id == match_id and store.match(match_id).names == ("Ada", "")
+    push(seats, "new_hand")
+    assert c.referee.hand is not None and c.match_id == match_id
+    assert store.match(match_id).names == ("Ada", "")
+    # During a hand a long CONFIRM asks no names.
+    c.submit({"type": "trump", "card": "5s"})
+    assert push(seats, "confirm", long=True) == ()
+    assert c.handlers["button"].__self__.seating is None
+
+
+def test_names_left_midway_change_nothing(tmp_path, factory):
+    push.factory = factory
+    table = seated_table(tmp_path, factory, idle_s=1.0)
+    try:
+        c, store = table.controller, table.store
+        before = store.match(c.match_id).names
+        naming = c.handlers["button"].__self__
+        # NEW HAND on P2 leaves; it does not start the hand.
+        push(table, "confirm", long=True)
+        push(table, "confirm", long=True)
+        assert push(table, "new_hand") == () and naming.seating is None
+        assert c.referee.hand is None and store.match(c.match_id).names == before
+        # A long UNDO on P1 leaves.
+        push(table, "confirm", long=True)
+        assert push(table, "undo", long=True) == () and naming.seating is None
+        # Left alone: abandoned after idle_s, through the controller's queue.
+        push(table, "confirm", long=True)
+        push(table, "confirm", long=True)
+        assert table.indicators.state.text[0] == "P2: Ada?"
+        time.sleep(1.3)
+        c.run_commands()
+        assert table.indicators.state.text == () and naming.seating is None
+        # A hand started from the phone meanwhile: the names are left.
+        push(table, "confirm", long=True)
+        c.submit({"type": "hand", "dealer": 1})
+        assert naming.seating is None and table.indicators.state.text == ()
+        assert store.match(c.match_id).names == before
+    finally:
+        table.close()
+
+
+def test_after_a_finished_match_the_names_go_to_a_new_one(tmp_path, factory):
+    import random
+
+    from table_controller.engine.rules import HandRules
+    from table_controller.engine.simulation import play_hand
+
+    push.factory = factory
+    table = seated_table(tmp_path, factory, match=1)
+    try:
+        c, store = table.controller, table.store
+        old = c.match_id
+        sim = play_hand(HandRules(2), 1, random.Random(3), style="sensible")
+        events = [e.to_json() for e in sim.events]
+        for obj in events:
+            assert c.submit(obj).accepted
+        assert c.referee.standing().over
+        assert push(table, "confirm", long=True)[0] == "P1: Cid?"
+        push(table, "confirm", long=True)
+        push(table, "undo")
+        assert push(table, "confirm", long=True)[0] == "Names set"  # P2: Bea
+        assert store.match(old).names == ("Cid", "Ada")  # the finished match keeps its own
+        new = c.match_id
+        assert new != old and store.match(new).names == ("Cid", "Bea")
+        assert store.match(new).length == 1 and c.referee.hand is None  # not started
+        push(table, "new_hand")
+        assert c.match_id == new and c.referee.hand is not None
+    finally:
+        table.close()
+
+
+def test_a_match_under_way_keeps_its_names(tmp_path, factory):
+    import random
+
+    from table_controller.engine.rules import HandRules
+    from table_controller.engine.simulation import play_hand
+
+    push.factory = factory
+    table = seated_table(tmp_path, factory, match=3)
+    try:
+        c = table.controller
+        sim = play_hand(HandRules(2), 1, random.Random(3), style="sensible")
+        for e in sim.events:
+            assert c.submit(e.to_json()).accepted
+        assert c.referee.hand.is_over() and not c.referee.standing().over
+        assert push(table, "confirm", long=True)[0] == "Names: at match end"
+        assert table.store.match(c.match_id).names == ("Cid", "Ada")
+    finally:
+        table.close()
