@@ -181,8 +181,9 @@ def test_three_tables_broker_restart_and_a_table_offline_for_a_hand(tmp_path, br
     try:
         for t in tables.values():
             assert t.table.club.connected.wait(10), t.name
-        app = create_club_app(feed, {"CLUB_NAME": CLUB})
+        app = create_club_app(feed, dict(LIVE, CLUB_SSE_MAX_SECONDS=600))
         client = app.test_client()
+        stream = GridStream(client)  # the grid page's live stream, all along
 
         # 1. All three play a hand at once; the club shows them live meanwhile.
         seen_live = set()
@@ -285,6 +286,13 @@ def test_three_tables_broker_restart_and_a_table_offline_for_a_hand(tmp_path, br
         during = check_no_leak(list(tap.messages), tables)
         assert during > 50, during
         assert check_no_leak(served, tables) > 20  # nor on the club's own pages
+        # Nor on the grid's stream, which showed every table live, cards and all.
+        stream.close()
+        assert check_tiles_no_leak(stream.grids) > 20
+        for name in TABLES:
+            live = [t for t in stream.tiles(name) if t["hand"] and not t["hand"]["over"]]
+            assert any(t["trick"] for t in live) and any(t["trump"] for t in live), name
+            assert any(t["result"] for t in stream.tiles(name)), name
     finally:
         for t in tables.values():
             t.close()
@@ -517,4 +525,162 @@ def test_a_table_restarted_after_playing_offline_sends_what_it_missed(tmp_path, 
     finally:
         again.close()
         proxy.close()
+        feed.close()
+
+
+# -- the grid live: Server-Sent Events ---------------------------------------------------
+
+LIVE = {"CLUB_NAME": CLUB, "CLUB_SSE_KEEPALIVE": 0.2, "CLUB_SSE_GAP": 0.01,
+        "CLUB_SSE_MAX_SECONDS": 30}
+
+
+class GridStream:
+    """The club page's stream, read as the browser does, on a thread: every grid it
+    sends, parsed."""
+
+    def __init__(self, client) -> None:
+        self.response = client.get("/stream", buffered=False)
+        assert self.response.status_code == 200
+        assert self.response.mimetype == "text/event-stream"
+        self.grids: list[list[dict]] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        buffer = ""
+        for chunk in self.response.response:
+            buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
+            while "\n\n" in buffer:
+                message, buffer = buffer.split("\n\n", 1)
+                lines = message.split("\n")
+                if any(line.startswith("event:") for line in lines):
+                    continue  # a ping
+                data = [line[6:] for line in lines if line.startswith("data: ")]
+                if data:
+                    self.grids.append(json.loads("\n".join(data))["tables"])
+            if self.stop.is_set():
+                break
+
+    def tiles(self, table):
+        return [t for grid in self.grids for t in grid if t["table"] == table]
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.response.close()
+
+
+def check_tiles_no_leak(grids) -> int:
+    """Every tile the stream sent: during a hand no result, no key about points, no
+    partner or teams, and no card but the trump and the trick's. Returns how many were
+    checked during a hand."""
+    import re
+
+    during = 0
+    for grid in grids:
+        for t in grid:
+            hand = t.get("hand")
+            if hand is None or hand.get("over"):
+                continue
+            during += 1
+            where = f"{t['table']} during hand {hand['number']}"
+            assert t["result"] is None, where
+            for path, key, _value in walk(t):
+                assert not any(w in str(key) for w in ("point", "score", "running",
+                                                       "partner", "teams", "reveal")), \
+                    f"{where}: {path}"
+            named = set(re.findall(CARD, json.dumps(t)))
+            shown = {p["card"] for p in t["trick"]} | {t["trump"]}
+            assert named <= shown, f"{where}: names {named - shown}"
+    return during
+
+
+def test_the_grid_is_live_over_sse_with_card_images_and_nothing_secret(tmp_path):
+    feed = ClubFeed("127.0.0.1", 1, CLUB, db=str(tmp_path / "c.db"))  # fed directly
+
+    class Msg:
+        def __init__(self, topic, doc):
+            self.topic = topic
+            self.payload = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+
+    def state(table, doc):
+        feed._on_message(None, None, Msg(f"briscola/{CLUB}/{table}/state",
+                                         {"sent": time.time(), "state": doc}))
+
+    app = create_club_app(feed, LIVE)
+    client = app.test_client()
+    page = client.get("/").get_data(as_text=True)
+    # Without JavaScript the page reloads itself; with it, club.js follows the stream.
+    assert '<noscript><meta http-equiv="refresh" content="2"></noscript>' in page
+    assert 'src="/static/club.js"' in page and client.get("/static/club.js").status_code == 200
+    stream = GridStream(client)
+    try:
+        wait_for(lambda: stream.grids, 5)
+        assert stream.grids[0] == []  # the grid as it is: no table yet
+        # A chiamata hand being played, its state carrying what must not go out (the
+        # table's gate and the club's take most of it; the tile keeps only known keys).
+        match = {"id": 1, "players": 5, "names": ["Ada", "", "Cid", "Dan", "Eva"]}
+        during = {"match": match, "standing": {"hands_won": [0, 0], "points": [40, 20]},
+                  "reveal": {"points": [70, 50], "winners": [0, 2]}, "running_points": 9,
+                  "hand": {"number": 1, "over": False, "players": 5, "turn": 1,
+                           "trick": [{"seat": 0, "card": "7c", "points": 0}],
+                           "briscola": None, "called": "3d", "caller": 0, "partner": 2,
+                           "teams": [[0, 2], [1, 3, 4]], "tricks_played": 2,
+                           "tricks_left": 6, "tricks_won": [1, 0, 1, 0, 0]}}
+        feed._on_message(None, None, Msg(f"briscola/{CLUB}/t1/status", b"online"))
+        state("t1", during)
+        wait_for(lambda: any(t["hand"] for t in stream.tiles("t1")), 5)
+        live = [t for t in stream.tiles("t1") if t["hand"]][-1]
+        assert live["status"] == "online" and live["names"] == ["Ada", "P2", "Cid", "Dan",
+                                                                  "Eva"]
+        assert live["turn"] == "P2" and live["trump"] == "3d"
+        assert live["trick"] == [{"name": "Ada", "card": "7c"}]
+        assert live["hand"] == {"number": 1, "tricks_played": 2, "tricks_left": 6,
+                                "over": False}
+        assert live["result"] is None and live["hands_won"] == [0, 0]
+        # The tile on the page: the cards as images, the names, no points.
+        page = client.get("/").get_data(as_text=True)
+        tile = page[page.index('id="table-t1"'):]
+        tile = tile[:tile.index("</section>")]
+        assert '<img src="/cards/builtin/7c" alt="7 di coppe"' in tile
+        assert '<img src="/cards/builtin/3d" alt="3 di denari"' in tile
+        assert "Ada" in tile and "P2" in tile and "70" not in tile and "40" not in tile
+        face = client.get("/cards/builtin/7c")
+        assert face.status_code == 200 and face.mimetype == "image/svg+xml"
+        # The hand over: the result goes out, with the winners' names.
+        state("t1", dict(during, hand=dict(during["hand"], over=True, turn=None,
+                                           tricks_played=8, tricks_left=0)))
+        wait_for(lambda: any(t["result"] for t in stream.tiles("t1")), 5)
+        done = [t for t in stream.tiles("t1") if t["result"]][-1]
+        assert done["result"] == {"points": [70, 50], "outcome": None,
+                                  "winners": ["Ada", "Cid"]}
+        assert done["turn"] is None
+        assert check_tiles_no_leak(stream.grids) >= 1
+    finally:
+        stream.close()
+        feed.close()
+
+
+def test_the_tile_leak_check_finds_points_a_partner_and_a_hidden_card():
+    tile = {"table": "t", "hand": {"number": 1, "over": False}, "trump": "3d",
+            "trick": [{"name": "A", "card": "7c"}], "result": None}
+    assert check_tiles_no_leak([[tile]]) == 1
+    for bad in (dict(tile, result={"points": [1, 2]}), dict(tile, partner="Cid"),
+                dict(tile, hand=dict(tile["hand"], running_points=3)),
+                dict(tile, names=["A", "5s"])):
+        with pytest.raises(AssertionError):
+            check_tiles_no_leak([[bad]])
+
+
+def test_the_grid_streams_are_capped(tmp_path):
+    feed = ClubFeed("127.0.0.1", 1, CLUB, db=str(tmp_path / "c.db"))
+    client = create_club_app(feed, dict(LIVE, CLUB_SSE_MAX_STREAMS=1)).test_client()
+    first = GridStream(client)
+    try:
+        wait_for(lambda: first.grids, 5)
+        refused = client.get("/stream")
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
+    finally:
+        first.close()
         feed.close()

@@ -6,19 +6,34 @@ so that this package needs nothing of the club's networking): ``tables()``,
 ``hands()``, ``matches()`` and ``summaries()``. A table's state went through the
 dashboard's gate (``web_dashboard.state.phone_view``) at the table and again when it
 was received; this view only arranges it. Reading needs nothing and nothing here
-writes. The page reloads itself every few seconds (no script: the CSP allows no
-inline one, and a grid of tables needs none).
+writes. The grid follows the tables live over Server-Sent Events (``/stream``, drawn by
+``static/club.js``, as the live page follows its table); without JavaScript it reloads
+itself every few seconds. Each tile (:func:`tile`) is built from known keys only: whose
+turn, the trump, the trick's cards, tricks played and left, the match's hands won; the
+result only once the hand is over; never points nor the chiamata partner during a hand.
 """
 
 from __future__ import annotations
 
+import json
+import threading
 import time
 from typing import Any
 
-from flask import Blueprint, Flask, current_app, g, jsonify, render_template, request
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    g,
+    jsonify,
+    render_template,
+    request,
+)
 
 from web_dashboard import i18n
-from web_dashboard.i18n import card_name
+from web_dashboard.cards import bp as cards_bp
+from web_dashboard.i18n import _, card_name, catalogue
 from web_dashboard.ranking import compute
 from web_dashboard.security import add_security_headers
 
@@ -28,6 +43,11 @@ DEFAULTS: dict[str, Any] = {
     "CLUB_NAME": "club",
     "CLUB_REFRESH": 2,  # seconds between the grid's reloads
     "CLUB_HANDS_SHOWN": 200,
+    "CLUB_DECK": "builtin",  # the faces the tiles show (/cards/<deck>/<code>)
+    "CLUB_SSE_KEEPALIVE": 15.0,  # seconds between pings on a quiet stream
+    "CLUB_SSE_MAX_SECONDS": 3600.0,  # a stream ends after this (the browser reopens it)
+    "CLUB_SSE_GAP": 0.25,  # at most one grid per this many seconds: changes are merged
+    "CLUB_SSE_MAX_STREAMS": 32,  # one server thread each
 }
 
 
@@ -35,28 +55,51 @@ def feed() -> Any:
     return current_app.extensions["club_feed"]
 
 
-def table_card(entry: dict[str, Any]) -> dict[str, Any]:
-    """One table of the grid: its public state, with the names a person reads."""
+def tile(entry: dict[str, Any], deck: str = "builtin") -> dict[str, Any]:
+    """One table of the grid, like the live page in small: its players' names (P1..Pn
+    for a seat left unnamed), the hand's number, whose turn, the trump (the face-up
+    card, or chiamata's called one), the trick's cards, tricks played and left, the
+    match's hands won; the result (points, winners) only once the hand is over. Only
+    these keys, whatever the state carried: nothing else reaches the page or the stream."""
     state = entry.get("state") or {}
     match = state.get("match") or {}
-    names = list(match.get("names") or [])
-    hand = state.get("hand")
+    names = [n if isinstance(n, str) and n else f"P{i + 1}"
+             for i, n in enumerate(match.get("names") or [])]
 
     def name(seat: Any) -> str | None:
-        if not isinstance(seat, int):
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
             return None
-        return names[seat] if 0 <= seat < len(names) else f"#{seat + 1}"
+        return names[seat] if seat < len(names) else f"P{seat + 1}"
 
-    trick = [{"name": name(p.get("seat")), "card": p.get("card")}
-             for p in (hand or {}).get("trick") or []]
-    standing = state.get("standing") or {}
+    hand = state.get("hand")
+    during = hand is not None and not hand.get("over")
+    out: dict[str, Any] = {
+        "table": entry["table"], "status": entry.get("status") or "unknown",
+        "age": None if entry.get("received") is None else
+        max(0.0, time.time() - entry["received"]),
+        "names": names, "deck": deck, "hand": None, "turn": None, "trump": None,
+        "trick": [], "hands_won": (state.get("standing") or {}).get("hands_won"),
+        "match_over": bool(state.get("match_over")), "result": None}
+    if hand is not None:
+        out["hand"] = {k: hand.get(k) for k in ("number", "tricks_played", "tricks_left",
+                                                "over")}
+        out["trump"] = hand.get("briscola") or hand.get("called")
+        out["trick"] = [{"name": name(p.get("seat")), "card": p.get("card")}
+                        for p in hand.get("trick") or [] if isinstance(p, dict)]
+        out["turn"] = name(hand.get("turn")) if during else None
     reveal = state.get("reveal")
-    return {"table": entry["table"], "status": entry.get("status") or "unknown",
-            "age": None if entry.get("received") is None else
-            max(0.0, time.time() - entry["received"]),
-            "names": names, "hand": hand, "trick": trick, "turn": name((hand or {}).get("turn")),
-            "hands_won": standing.get("hands_won"), "match_over": state.get("match_over"),
-            "reveal": reveal, "winner_names": [name(s) for s in (reveal or {}).get("winners", [])]}
+    if reveal and not during:
+        out["result"] = {"points": reveal.get("points"), "outcome": reveal.get("outcome"),
+                         "winners": [name(s) for s in reveal.get("winners") or []]}
+    return out
+
+
+table_card = tile  # the earlier name
+
+
+def tiles() -> list[dict[str, Any]]:
+    deck = current_app.config["CLUB_DECK"]
+    return [tile(t, deck) for t in feed().tables()]
 
 
 def club_ranking() -> dict[str, Any]:
@@ -66,8 +109,75 @@ def club_ranking() -> dict[str, Any]:
 
 @bp.get("/")
 def grid():
-    return render_template("club/grid.html", tables=[table_card(t) for t in feed().tables()],
-                           hands=feed().hands()[:10])
+    lang = g.get("lang", "it")
+    boot = {"messages": catalogue(lang),
+            "words": {"online": _("online"), "offline": _("offline"), "match": _("Match"),
+                      "none": _("No table has been heard from yet.")}}
+    return render_template("club/grid.html", tables=tiles(), hands=feed().hands()[:10],
+                           boot=boot)
+
+
+class _Streams:
+    """How many grid streams are open: each holds a server thread."""
+
+    def __init__(self) -> None:
+        self.open = 0
+        self.lock = threading.Lock()
+
+    def admit(self, most: int) -> bool:
+        with self.lock:
+            if self.open >= most:
+                return False
+            self.open += 1
+            return True
+
+    def close(self) -> None:
+        with self.lock:
+            self.open -= 1
+
+
+def grid_message(version: int, grid: list[dict[str, Any]]) -> bytes:
+    return f"id: {version}\ndata: {json.dumps({'tables': grid})}\n\n".encode()
+
+
+@bp.get("/stream")
+@bp.get("/api/v1/club/stream")
+def stream():
+    """The grid, whole, as one message now and after each change (merged: at most one
+    per ``CLUB_SSE_GAP``); a named ping on a quiet stream. A reconnecting page gets the
+    grid as it is now, never past ones."""
+    cfg = current_app.config
+    streams: _Streams = current_app.extensions["club_streams"]
+    if not streams.admit(int(cfg["CLUB_SSE_MAX_STREAMS"])):
+        response = Response("too many open streams, try again shortly\n", 503,
+                            mimetype="text/plain")
+        response.headers["Retry-After"] = "5"
+        return response
+    club_feed, app = feed(), current_app._get_current_object()  # type: ignore[attr-defined]
+    keepalive, gap = float(cfg["CLUB_SSE_KEEPALIVE"]), float(cfg["CLUB_SSE_GAP"])
+    lifetime = float(cfg["CLUB_SSE_MAX_SECONDS"])
+
+    def generate():
+        deadline = time.monotonic() + lifetime
+        yield b"retry: 2000\n\n"
+        seen = club_feed.version
+        with app.app_context():
+            yield grid_message(seen, tiles())
+        while time.monotonic() < deadline:
+            version = club_feed.wait(seen, min(keepalive, max(0.0, deadline - time.monotonic())))
+            if version == seen:
+                yield f"event: ping\ndata: {int(time.time())}\n\n".encode()
+                continue
+            time.sleep(gap)  # the changes of the next moment go out in the same message
+            seen = club_feed.version
+            with app.app_context():
+                yield grid_message(seen, tiles())
+
+    response = Response(generate(), mimetype="text/event-stream")
+    response.call_on_close(streams.close)
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
 
 
 @bp.get("/hands")
@@ -105,6 +215,7 @@ def create_club_app(club_feed: Any, config: dict[str, Any] | None = None) -> Fla
     if config:
         app.config.from_mapping(config)
     app.extensions["club_feed"] = club_feed
+    app.extensions["club_streams"] = _Streams()
 
     i18n.init_flask(app, lambda: "it")
 
@@ -117,6 +228,7 @@ def create_club_app(club_feed: Any, config: dict[str, Any] | None = None) -> Fla
 
     app.after_request(add_security_headers)
     app.register_blueprint(bp)
+    app.register_blueprint(cards_bp)  # the tiles' card faces
 
     @app.errorhandler(404)
     def _not_found(exc):
@@ -125,4 +237,4 @@ def create_club_app(club_feed: Any, config: dict[str, Any] | None = None) -> Fla
     return app
 
 
-__all__ = ["create_club_app", "table_card"]
+__all__ = ["create_club_app", "table_card", "tile"]

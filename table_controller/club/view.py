@@ -52,6 +52,9 @@ class ClubFeed:
         self._db.executescript(_SCHEMA)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._tables: dict[str, dict[str, Any]] = {}
+        # Bumped on every change the grid shows; ``wait`` is the club page's stream's.
+        self.version = 0
+        self._changed = threading.Condition(self._lock)
         self.latencies: collections.deque[float] = collections.deque(maxlen=LATENCIES)
         self.stats = {"messages": 0, "states": 0, "duplicates": 0, "refused": 0}
         self.connected = threading.Event()
@@ -101,19 +104,34 @@ class ClubFeed:
         try:
             if kind == "status":
                 self._table(table)["status"] = message.payload.decode("utf-8", "replace")[:16]
+                self._bump()
                 return
             doc = json.loads(message.payload)
             if not isinstance(doc, dict):
                 raise ValueError("not a JSON object")
             if kind == "state" and len(parts) == 4:
                 self._on_state(table, doc, now)
+                self._bump()
             elif kind in ("hands", "matches") and len(parts) == 5:
                 self._on_entry(table, "hand" if kind == "hands" else "match", doc, now)
+                self._bump()
             else:
                 self.stats["refused"] += 1
         except (ValueError, TypeError, KeyError) as exc:
             self.stats["refused"] += 1
             log.warning("club: a message on %s that cannot be read: %s", message.topic, exc)
+
+    def _bump(self) -> None:
+        with self._changed:
+            self.version += 1
+            self._changed.notify_all()
+
+    def wait(self, seen: int, timeout: float) -> int:
+        """The version after ``seen``, waiting up to ``timeout`` s for one; ``seen``
+        again when nothing changed."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.version != seen, timeout)
+            return self.version
 
     def _table(self, table: str) -> dict[str, Any]:
         with self._lock:
