@@ -307,6 +307,7 @@ class ButtonNaming:
     def _seat(self, name: str) -> dict[str, Any]:
         s = self.seating
         assert s is not None
+        self._idle_timer()  # idle_s after this press, not after the first
         if name == "undo":
             s["index"] += 1  # wrapped round when drawn
             return {"accepted": True, "message": "next name"}
