@@ -441,7 +441,7 @@ def test_the_host_header_is_not_trusted_for_the_page_url_and_qr(app, tmp_path):
     assert "evil.example" not in page
     from web_dashboard.qr import lan_address, qr_svg
     expected = f"http://{lan_address() or 'localhost'}/"
-    assert f'<p class="url">{expected}</p>' in page and qr == qr_svg(expected)
+    assert f'<p class="url">{expected}</p>' in page and qr == qr_svg(expected, standalone=True)
     # Configured: the public URL, or a Host among TRUSTED_HOSTS (any other is a 400).
     app.config["PUBLIC_URL"] = "http://briscola.local:8000/"
     assert "http://briscola.local:8000/" in client.get("/", headers=evil).get_data(True)
