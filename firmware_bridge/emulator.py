@@ -212,7 +212,7 @@ class Emulator:
             error_seat=seat(s["error_seat"]), error_text=s["error_text"], text=tuple(s["text"]),
             outcome=s["outcome"], winners=tuple(i for i in range(6) if s["winners"] >> i & 1),
             points=tuple(s["points"]), team_points=tuple(s["team_points"]),
-            brightness=s["brightness"])
+            brightness=s["brightness"], language=s["language"])
 
     def stats(self) -> dict:
         return self.command("stats")

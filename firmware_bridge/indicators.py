@@ -31,6 +31,7 @@ from .table_state import (
     TableState,
     ascii_text,
 )
+from .words import language_index, words
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +173,8 @@ class Indicators:
         if not isinstance(dealer, int) or not 0 <= dealer < players:
             raise IndicatorError(f"dealer: {dealer!r} is not a seat of {players} players")
         self._set(TableState(players=players, dealer=dealer, turn=(dealer + 1) % players,
-                             brightness=self._state.brightness))
+                             brightness=self._state.brightness,
+                             language=self._state.language))
 
     def turn(self, seat: int | None) -> None:
         self._update(turn=self._seat(seat, "turn"))
@@ -204,7 +206,12 @@ class Indicators:
             raise IndicatorError(f"trump: {card_or_suit!r} is not a suit d, c, s or b")
         self._update(trump_suit=suit, trump_rank=rank)
 
-    def violation(self, kind: str, message: str = "", seat: int | None = None) -> None:
+    def language(self, code: str) -> None:
+        """The display's words: the table's language (it, en, fr; anything else English)."""
+        self._update(language=language_index(code))
+
+    def violation(self, kind: str, message: str = "", seat: int | None = None,
+                  card: object = None) -> None:
         """A rule broken: shown until the next accepted event (``clear_violation``).
 
         ``message`` is the referee's, which numbers seats from 0; on the table the
@@ -213,8 +220,15 @@ class Indicators:
         kind = getattr(kind, "value", kind)
         code = ERROR_KINDS.get(str(kind), ERROR_KINDS["other"])
         seat = seat if seat is None or 0 <= seat < (self._state.players or 6) else None
-        self._update(error_kind=code, error_seat=seat,
-                     error_text=ascii_text(player_labels(message or ""), ERROR_CHARS))
+        text = player_labels(message or "")
+        phrase = words(self._state.language).get(f"msg_{kind}") if self._state.language else None
+        if phrase and (card is not None or "{card}" not in phrase):
+            # Italian or French: the table's phrase (the referee's own words are English).
+            turn = self._state.turn
+            text = phrase.format(player="?" if seat is None else seat_label(seat),
+                                 card="" if card is None else str(card),
+                                 turn="?" if turn is None else seat_label(turn))
+        self._update(error_kind=code, error_seat=seat, error_text=ascii_text(text, ERROR_CHARS))
 
     def clear_violation(self) -> None:
         self._update(error_kind=0, error_seat=None, error_text="")
@@ -237,7 +251,7 @@ class Indicators:
         self._update(brightness=int(level))
 
     def clear(self) -> None:
-        self._set(TableState(brightness=self._state.brightness))
+        self._set(TableState(brightness=self._state.brightness, language=self._state.language))
 
     # --- the referee's Decision ---------------------------------------------------
 
@@ -266,8 +280,10 @@ class Indicators:
                 expected = getattr(note, "expected", None)
                 if note is not None and expected is not None and 0 <= expected < players:
                     # A dealer out of rotation is taken, and said until the next event.
-                    self._note_lines = ("DEALER OUT OF TURN", f"{seat_label(dealer)} deals;",
-                                        f"it was {seat_label(expected)}'s deal")
+                    w = words(self._state.language)
+                    self._note_lines = tuple(ascii_text(line, LINE_CHARS) for line in (
+                        w["note_title"], w["note_dealt"].format(player=seat_label(dealer)),
+                        w["note_expected"].format(player=seat_label(expected))))
                     self.text(*self._note_lines)
             if accepted and getattr(event, "type", None) == "trump":
                 self.trump(getattr(event, "card", None))
@@ -288,7 +304,7 @@ class Indicators:
             if violation is not None:
                 self.violation(getattr(violation, "kind", "other"),
                                getattr(violation, "message", ""),
-                               getattr(violation, "seat", None))
+                               getattr(violation, "seat", None), getattr(violation, "card", None))
             elif accepted:
                 self.clear_violation()
             self.turn(getattr(decision, "turn", None))

@@ -44,11 +44,12 @@ class MsgType(enum.IntEnum):
     TEXT = 0x17
     RESULT = 0x18
     BRIGHTNESS = 0x19
+    LANGUAGE = 0x1A  # the display's words: 0 English, 1 Italian, 2 French
     # board -> host, acknowledged
     BUTTON = 0x20
 
 
-STATE_TYPES = frozenset(range(MsgType.CLEAR, MsgType.BRIGHTNESS + 1))
+STATE_TYPES = frozenset(range(MsgType.CLEAR, MsgType.LANGUAGE + 1))
 RELIABLE_TYPES = STATE_TYPES | {MsgType.BUTTON}
 
 

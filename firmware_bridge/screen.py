@@ -14,17 +14,14 @@ from table_controller.engine.seats import player_labels, seat_label  # noqa: F40
 
 from .font import CELL_WIDTH, glyph
 from .table_state import (
-    ERROR_TITLES,
     LINE_CHARS,
     OUTCOME_NONE,
     OUTCOME_TIE,
     TableState,
 )
+from .words import words
 
 WIDTH, HEIGHT = 128, 64
-# The screen speaks one language, English, as all its other words ("TURN", "NOT YOUR TURN").
-RANK_LABELS = {1: "Ace", 8: "Knave", 9: "Knight", 10: "King"}
-SUIT_LABELS = {"d": "coins", "c": "cups", "s": "swords", "b": "clubs"}
 
 
 class Canvas:
@@ -50,14 +47,20 @@ class Canvas:
 
 
 def trump_label(state: TableState) -> str:
+    """"Trump: King of cups" in the table's language; shorter forms where the line
+    would not fit ("Trump: Knight swords", then only "Cavallo bastoni")."""
+    w = words(state.language)
     if not state.trump_suit:
-        return "Trump: -"
-    suit = SUIT_LABELS[state.trump_suit]
+        return w["trump_none"]
+    suit = w["suit_" + state.trump_suit]
     if not state.trump_rank:
-        return f"Trump: {suit}"
-    rank = RANK_LABELS.get(state.trump_rank, str(state.trump_rank))
-    label = f"Trump: {rank} of {suit}"
-    return label if len(label) <= LINE_CHARS else f"Trump: {rank} {suit}"
+        return w["trump_suit"].format(suit=suit)
+    rank = w.get(f"rank_{state.trump_rank}", str(state.trump_rank))
+    for form in (w["trump_card"], w["trump_short"], "{rank} {suit}"):
+        label = form.format(rank=rank, suit=suit)
+        if len(label) <= LINE_CHARS:
+            break
+    return label
 
 
 TRICKS_PER_HAND = {2: 20, 3: 13, 4: 10, 5: 8, 6: 6}
@@ -67,14 +70,18 @@ def trick_label(state: TableState) -> str:
     """Who leads which trick of how many: "P1 leads trick 17/20" ("Trick: P1 #16" left
     a player to guess what P1 and 16 were). The trick winner leads the next; before
     the first, the seat after the dealer. At most 21 characters, the line's width."""
+    w = words(state.language)
     total = TRICKS_PER_HAND.get(state.players, 0)
     if state.trick_seat is None:
         leader, number = (state.dealer + 1) % state.players, 1
     else:
         leader, number = state.trick_seat, state.trick_no + 1
+    seat = seat_label(leader)
     if total and number > total:
-        return f"Last trick: {seat_label(leader)}"
-    return f"{seat_label(leader)} leads trick {number}" + (f"/{total}" if total else "")
+        return w["last_trick"].format(player=seat)
+    if total:
+        return w["leads"].format(player=seat, n=number, total=total)
+    return w["leads_n"].format(player=seat, n=number)
 
 
 def wrap(text: str, width: int = LINE_CHARS, max_lines: int = 4) -> list[str]:
@@ -97,25 +104,31 @@ def wrap(text: str, width: int = LINE_CHARS, max_lines: int = 4) -> list[str]:
 def render(state: TableState, online: bool = True) -> np.ndarray:
     """The pixels the board's OLED shows for ``state``."""
     c = Canvas()
+    w = words(state.language)
+
+    def centred(y: int, text: str) -> None:
+        c.text((WIDTH - CELL_WIDTH * len(text)) // 2, y, text)
+
     if not online:
-        c.text(16, 24, "Waiting for host")
-        c.text(37, 36, "link down")
+        centred(24, w["waiting"])
+        centred(36, w["link_down"])
         return c.px
     c.fill_rect(0, 0, WIDTH, 9, 1)
     c.text(1, 1, trump_label(state), value=0)
     if state.outcome != OUTCOME_NONE:
         if state.outcome == OUTCOME_TIE:
-            c.text(0, 12, "TIE", 2)
+            c.text(0, 12, w["tie"], 2)
         else:
-            c.text(0, 12, "WIN", 2)
-            c.text(42, 16, " ".join(seat_label(s) for s in state.winners))
+            c.text(0, 12, w["win"], 2)
+            c.text(2 * CELL_WIDTH * len(w["win"]) + 6, 16,
+                   " ".join(seat_label(s) for s in state.winners))
         for i, pts in enumerate(state.points):
             c.text((i % 3) * 42, 32 + (i // 3) * 9, f"{seat_label(i)}:{pts:3d}")
         if state.team_points:
-            c.text(0, 52, "Teams" + "".join(f" {p}" for p in state.team_points))
+            c.text(0, 52, w["teams"] + "".join(f" {p}" for p in state.team_points))
     elif state.error_kind:
         c.fill_rect(0, 11, WIDTH, 9, 1)
-        title = "! " + ERROR_TITLES[state.error_kind]
+        title = "! " + w[f"error_{state.error_kind}"]
         if state.error_seat is not None:
             title += " " + seat_label(state.error_seat)
         c.text(1, 12, title, value=0)
@@ -125,15 +138,15 @@ def render(state: TableState, online: bool = True) -> np.ndarray:
         for i, line in enumerate(state.text):
             c.text(0, 14 + 10 * i, line)
     elif not state.players:
-        c.text(22, 24, "Briscola table")
-        c.text(31, 36, "No hand yet")
+        centred(24, w["title"])
+        centred(36, w["no_hand"])
     else:
-        c.text(0, 12, f"{state.players}p  dealer {seat_label(state.dealer)}")
+        c.text(0, 12, w["dealer"].format(players=state.players, player=seat_label(state.dealer)))
         turn = "-" if state.turn is None else seat_label(state.turn)
-        c.text(0, 22, f"TURN {turn}", 2)
+        c.text(0, 22, w["turn"].format(player=turn), 2)
         c.text(0, 40, trick_label(state))
         if state.draw_order:
-            c.text(0, 50, "Draw: " + " ".join(seat_label(s) for s in state.draw_order))
+            c.text(0, 50, w["draw"] + " " + " ".join(seat_label(s) for s in state.draw_order))
     return c.px
 
 

@@ -34,6 +34,7 @@ ERROR_TITLES = {
     5: "NO TRUMP YET", 6: "HAND IS OVER", 7: "BAD EVENT", 8: "ERROR", 9: "NOT HELD",
 }
 OUTCOME_NONE, OUTCOME_WIN, OUTCOME_TIE = 0, 1, 2
+LANGUAGE_COUNT = 3  # en, it, fr: firmware_bridge.words.LANGUAGES
 
 
 class StateError(ValueError):
@@ -91,6 +92,7 @@ class TableState:
     points: tuple[int, ...] = ()
     team_points: tuple[int, ...] = ()
     brightness: int = DEFAULT_BRIGHTNESS
+    language: int = 0  # the display's words: 0 en, 1 it, 2 fr (LANGUAGES)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -141,6 +143,8 @@ class TableState:
             raise StateError(f"points: values must be 0-{MAX_POINTS}")
         if not 0 <= self.brightness <= 255:
             raise StateError(f"brightness: {self.brightness} is not 0-255")
+        if not 0 <= self.language < LANGUAGE_COUNT:
+            raise StateError(f"language: {self.language} is not 0-{LANGUAGE_COUNT - 1}")
 
     def replace(self, **changes: object) -> TableState:
         return dataclasses.replace(self, **changes)
@@ -173,6 +177,8 @@ class TableState:
                           len(self.team_points), *self.team_points))
         if msg_type == MsgType.BRIGHTNESS:
             return bytes((self.brightness,))
+        if msg_type == MsgType.LANGUAGE:
+            return bytes((self.language,))
         if msg_type == MsgType.CLEAR:
             return b""
         raise StateError(f"message type {msg_type!r} carries no table state")
@@ -181,7 +187,8 @@ class TableState:
         """The bytes whose CRC-16 the board reports as its state digest."""
         return b"".join(self.payload(t) for t in (
             MsgType.NEW_HAND, MsgType.TURN, MsgType.TRICK_WON, MsgType.DRAW_ORDER,
-            MsgType.TRUMP, MsgType.ERROR, MsgType.TEXT, MsgType.RESULT, MsgType.BRIGHTNESS))
+            MsgType.TRUMP, MsgType.ERROR, MsgType.TEXT, MsgType.RESULT, MsgType.BRIGHTNESS,
+            MsgType.LANGUAGE))
 
     def digest(self) -> int:
         from .crc16 import crc16
@@ -201,12 +208,13 @@ class TableState:
 
         if msg_type == MsgType.CLEAR:
             need(0)
-            return TableState(brightness=self.brightness)
+            return TableState(brightness=self.brightness, language=self.language)
         if msg_type == MsgType.NEW_HAND:
             need(2)
             if not 2 <= p[0] <= MAX_SEATS or p[1] >= p[0]:
                 raise StateError(f"NEW_HAND: {p[0]} players with dealer {p[1]}")
-            return TableState(players=p[0], dealer=p[1], brightness=self.brightness)
+            return TableState(players=p[0], dealer=p[1], brightness=self.brightness,
+                              language=self.language)
         if msg_type == MsgType.TURN:
             need(1)
             return self.replace(turn=_seat(p[0], "TURN"))
@@ -262,6 +270,11 @@ class TableState:
         if msg_type == MsgType.BRIGHTNESS:
             need(1)
             return self.replace(brightness=p[0])
+        if msg_type == MsgType.LANGUAGE:
+            need(1)
+            if p[0] >= LANGUAGE_COUNT:
+                raise StateError(f"LANGUAGE: {p[0]} is not 0-{LANGUAGE_COUNT - 1}")
+            return self.replace(language=p[0])
         raise StateError(f"message type {msg_type} carries no table state")
 
 
@@ -278,6 +291,7 @@ _GROUPS: tuple[tuple[MsgType, tuple[str, ...]], ...] = (
     (MsgType.TEXT, ("text",)),
     (MsgType.RESULT, ("outcome", "winners", "points", "team_points")),
     (MsgType.BRIGHTNESS, ("brightness",)),
+    (MsgType.LANGUAGE, ("language",)),
 )
 
 

@@ -139,6 +139,7 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
         if changes:
             ind_config = replace(ind_config, **changes)
         indicators = Indicators.from_config(ind_config, pin_factory=pin_factory)
+        indicators.language(config.table.language)  # the display speaks the table's
         # Buttons name held and misread cards too (long presses): table_controller.buttons.
         naming = attach_buttons(controller, indicators, ind_config)
         table.indicators = indicators

@@ -11,7 +11,7 @@ with a :class:`ConfigError` that names the file, the section and the key::
     variants = ["swap7"]        # any of swap7, swap2
     match = 3                   # best of 1, 3 or 5 hands
     first_dealer = "lot"        # "lot" or a seat number
-    language = "it"             # it, en, fr: for the display
+    language = "it"             # it, en, fr: the board's display
 
     [camera]
     source = 0                  # camera index, video file, stream URL, image folder,

@@ -30,6 +30,8 @@ SCENES = [
     TableState(players=5, dealer=4, turn=5, trick_seat=0, trick_no=255,
                draw_order=(0, 1, 2, 3, 4, 5), trump_suit="c", trump_rank=7),
 ]
+# The same in Italian and French (the LANGUAGE message; words from the catalogs).
+SCENES += [scene.replace(language=lang) for lang in (1, 2) for scene in SCENES[1:]]
 
 
 def test_page_layout_round_trip_and_bit_order():

@@ -52,9 +52,14 @@ def test_c_and_python_agree_on_the_protocol_constants():
 
 
 def test_c_error_titles_match():
-    text = (FIRMWARE_DIR / "core" / "screen.c").read_text()
-    titles = re.search(r"ERROR_TITLES\[[^]]*\] = \{(.*?)\};", text, re.S)[1]
-    assert re.findall(r'"([^"]*)"', titles)[1:] == list(table_state.ERROR_TITLES.values())
+    # The firmware's English words (words.h, generated) open with the same error titles.
+    text = (FIRMWARE_DIR / "core" / "words.h").read_text()
+    english = re.search(r"\{ /\* en \*/\n(.*?)\n    \},", text, re.S)[1]
+    names = re.findall(r"W_(\w+),", text)
+    strings = dict(zip(names, re.findall(r'"([^"]*)"', english), strict=True))
+    assert [strings[f"ERROR_{k}"] for k in sorted(table_state.ERROR_TITLES)] == \
+        list(table_state.ERROR_TITLES.values())
+    assert c_defines("proto.h")["MSG_LANGUAGE"] == protocol.MsgType.LANGUAGE
 
 
 @needs_gcc

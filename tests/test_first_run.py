@@ -430,9 +430,10 @@ def test_the_display_says_who_leads_which_trick_of_how_many():
                    for n in range(2, 7) for s in range(n) for k in range(256)), key=len)
     assert len(longest) <= LINE_CHARS, longest
 
-def test_the_display_speaks_one_language():
-    """English throughout, as its other words (TURN, NOT YOUR TURN); the board's C twin
-    draws the same (tests/test_display_backends.py compares every pixel)."""
+def test_the_display_speaks_one_language_at_a_time():
+    """One language throughout, the table's (English here, the board's own at start):
+    never "Trump: Re coppe". Italian and French: tests/test_display_words.py; the board's
+    C twin draws the same (tests/test_display_backends.py compares every pixel)."""
     from firmware_bridge.screen import trump_label
     from firmware_bridge.table_state import LINE_CHARS, TableState
 

@@ -27,6 +27,7 @@
 #define MSG_TEXT 0x17
 #define MSG_RESULT 0x18
 #define MSG_BRIGHTNESS 0x19
+#define MSG_LANGUAGE 0x1A /* the display's words: 0 en, 1 it, 2 fr */
 #define MSG_BUTTON 0x20
 
 #define STATUS_OK 0

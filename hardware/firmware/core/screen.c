@@ -2,11 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "font5x7.h"
-
-static const char *const ERROR_TITLES[TABLE_ERROR_KINDS + 1] = {
-    "", "NOT YOUR TURN", "CARD PLAYED", "NOT IN DECK", "BAD SWAP",
-    "NO TRUMP YET", "HAND IS OVER", "BAD EVENT", "ERROR", "NOT HELD",
-};
+#include "words.h"
 
 void screen_clear(screen_t *s) { memset(s->px, 0, sizeof s->px); }
 
@@ -44,46 +40,67 @@ void screen_text(screen_t *s, int x, int y, const char *text, int scale, int val
 
 static void seat_label(char *out, uint8_t seat) { sprintf(out, "P%u", (unsigned)seat + 1u); }
 
-/* The screen speaks English throughout (as screen.py::trump_label): "Trump: King of cups";
-   " of" is left out where the line would not fit ("Trump: Knight swords"). */
-static void trump_label(char *out, const table_t *t) {
-    static const char *const ranks[11] = {"", "Ace", "2", "3", "4", "5", "6", "7",
-                                          "Knave", "Knight", "King"};
-    const char *suit = t->trump_suit == 'd' ? "coins" : t->trump_suit == 'c' ? "cups"
-                     : t->trump_suit == 's' ? "swords" : "clubs";
-    if (!t->trump_suit)
-        strcpy(out, "Trump: -");
-    else if (!t->trump_rank)
-        sprintf(out, "Trump: %s", suit);
-    else {
-        sprintf(out, "Trump: %s of %s", ranks[t->trump_rank], suit);
-        if (strlen(out) > 21)
-            sprintf(out, "Trump: %s %s", ranks[t->trump_rank], suit);
-    }
+/* The display's words in the table's language (words.h, from the gettext catalogs). */
+static const char *const *words_of(const table_t *t) {
+    return WORDS[t->language < WORDS_LANGUAGES ? t->language : 0];
 }
 
-/* Greedy wrap at the last space that fits, else a hard break (as screen.py::wrap). */
+/* "Trump: King of cups" as screen.py::trump_label, with its shorter forms where the
+   line would not fit ("Trump: Knight swords", then the rank and suit alone). */
+static void trump_label(char *out, const table_t *t, const char *const *w) {
+    char num[4];
+    const char *rank = num, *suit = w[t->trump_suit == 'd' ? W_SUIT_D : t->trump_suit == 'c'
+                                      ? W_SUIT_C : t->trump_suit == 's' ? W_SUIT_S : W_SUIT_B];
+    if (!t->trump_suit) {
+        strcpy(out, w[W_TRUMP_NONE]);
+        return;
+    }
+    if (!t->trump_rank) {
+        sprintf(out, w[W_TRUMP_SUIT], suit);
+        return;
+    }
+    switch (t->trump_rank) {
+    case 1: rank = w[W_RANK_1]; break;
+    case 8: rank = w[W_RANK_8]; break;
+    case 9: rank = w[W_RANK_9]; break;
+    case 10: rank = w[W_RANK_10]; break;
+    default: sprintf(num, "%u", (unsigned)t->trump_rank);
+    }
+    sprintf(out, w[W_TRUMP_CARD], rank, suit);
+    if (strlen(out) > TABLE_LINE_CHARS)
+        sprintf(out, w[W_TRUMP_SHORT], rank, suit);
+    if (strlen(out) > TABLE_LINE_CHARS)
+        sprintf(out, "%s %s", rank, suit);
+}
+
 /* Who leads which trick of how many, as screen.py::trick_label: "P1 leads trick 17/20".
    The trick winner leads the next; before the first, the seat after the dealer. */
-static void trick_label(char *out, const table_t *t) {
+static void trick_label(char *out, const table_t *t, const char *const *w) {
     static const uint8_t tricks[7] = {0, 0, 20, 13, 10, 8, 6};
-    char seat[8];
-    unsigned total = t->players <= 6 ? tricks[t->players] : 0u, number;
+    char seat[8], number[6], total[4];
+    unsigned n_total = t->players <= 6 ? tricks[t->players] : 0u, n;
     uint8_t leader;
     if (t->trick_seat == PROTO_SEAT_NONE) {
         leader = (uint8_t)((t->dealer + 1u) % t->players);
-        number = 1u;
+        n = 1u;
     } else {
         leader = t->trick_seat;
-        number = (unsigned)t->trick_no + 1u;
+        n = (unsigned)t->trick_no + 1u;
     }
     seat_label(seat, leader);
-    if (total && number > total)
-        sprintf(out, "Last trick: %s", seat);
-    else if (total)
-        sprintf(out, "%s leads trick %u/%u", seat, number, total);
+    sprintf(number, "%u", n);
+    sprintf(total, "%u", n_total);
+    if (n_total && n > n_total)
+        sprintf(out, w[W_LAST_TRICK], seat);
+    else if (n_total)
+        sprintf(out, w[W_LEADS], seat, number, total);
     else
-        sprintf(out, "%s leads trick %u", seat, number);
+        sprintf(out, w[W_LEADS_N], seat, number);
+}
+
+/* Greedy wrap at the last space that fits, else a hard break (as screen.py::wrap). */
+static void centred(screen_t *s, int y, const char *text) {
+    screen_text(s, (SCREEN_W - 6 * (int)strlen(text)) / 2, y, text, 1, 1);
 }
 
 static void draw_wrapped(screen_t *s, const char *text, int len, int y0) {
@@ -117,21 +134,22 @@ static void draw_wrapped(screen_t *s, const char *text, int len, int y0) {
 }
 
 void screen_render(screen_t *s, const table_t *t, bool online) {
-    char buf[64], seat[8];
+    char buf[64], seat[8], num[4];
+    const char *const *w = words_of(t);
     screen_clear(s);
     if (!online) {
-        screen_text(s, 16, 24, "Waiting for host", 1, 1);
-        screen_text(s, 37, 36, "link down", 1, 1);
+        centred(s, 24, w[W_WAITING]);
+        centred(s, 36, w[W_LINK_DOWN]);
         return;
     }
     screen_fill_rect(s, 0, 0, SCREEN_W, 9, 1);
-    trump_label(buf, t);
+    trump_label(buf, t, w);
     screen_text(s, 1, 1, buf, 1, 0);
     if (t->outcome != OUTCOME_NONE) {
         if (t->outcome == OUTCOME_TIE) {
-            screen_text(s, 0, 12, "TIE", 2, 1);
+            screen_text(s, 0, 12, w[W_TIE], 2, 1);
         } else {
-            screen_text(s, 0, 12, "WIN", 2, 1);
+            screen_text(s, 0, 12, w[W_WIN], 2, 1);
             buf[0] = 0;
             for (uint8_t i = 0; i < PROTO_MAX_SEATS; i++)
                 if (t->winners >> i & 1) {
@@ -140,7 +158,7 @@ void screen_render(screen_t *s, const table_t *t, bool online) {
                         strcat(buf, " ");
                     strcat(buf, seat);
                 }
-            screen_text(s, 42, 16, buf, 1, 1);
+            screen_text(s, 2 * 6 * (int)strlen(w[W_WIN]) + 6, 16, buf, 1, 1);
         }
         for (uint8_t i = 0; i < t->n_points; i++) {
             seat_label(seat, i);
@@ -148,14 +166,14 @@ void screen_render(screen_t *s, const table_t *t, bool online) {
             screen_text(s, (i % 3) * 42, 32 + (i / 3) * 9, buf, 1, 1);
         }
         if (t->n_teams) {
-            strcpy(buf, "Teams");
+            strcpy(buf, w[W_TEAMS]);
             for (uint8_t i = 0; i < t->n_teams; i++)
                 sprintf(buf + strlen(buf), " %u", (unsigned)t->team_points[i]);
             screen_text(s, 0, 52, buf, 1, 1);
         }
     } else if (t->error_kind) {
         screen_fill_rect(s, 0, 11, SCREEN_W, 9, 1);
-        sprintf(buf, "! %s", ERROR_TITLES[t->error_kind]);
+        sprintf(buf, "! %s", w[W_ERROR_1 + t->error_kind - 1]);
         if (t->error_seat != PROTO_SEAT_NONE) {
             seat_label(seat, t->error_seat);
             strcat(buf, " ");
@@ -170,22 +188,23 @@ void screen_render(screen_t *s, const table_t *t, bool online) {
             screen_text(s, 0, 14 + 10 * i, buf, 1, 1);
         }
     } else if (!t->players) {
-        screen_text(s, 22, 24, "Briscola table", 1, 1);
-        screen_text(s, 31, 36, "No hand yet", 1, 1);
+        centred(s, 24, w[W_TITLE]);
+        centred(s, 36, w[W_NO_HAND]);
     } else {
         seat_label(seat, t->dealer);
-        sprintf(buf, "%up  dealer %s", (unsigned)t->players, seat);
+        sprintf(num, "%u", (unsigned)t->players);
+        sprintf(buf, w[W_DEALER], num, seat);
         screen_text(s, 0, 12, buf, 1, 1);
         if (t->turn == PROTO_SEAT_NONE)
             strcpy(seat, "-");
         else
             seat_label(seat, t->turn);
-        sprintf(buf, "TURN %s", seat);
+        sprintf(buf, w[W_TURN], seat);
         screen_text(s, 0, 22, buf, 2, 1);
-        trick_label(buf, t);
+        trick_label(buf, t, w);
         screen_text(s, 0, 40, buf, 1, 1);
         if (t->n_draw) {
-            strcpy(buf, "Draw:");
+            strcpy(buf, w[W_DRAW]);
             for (uint8_t i = 0; i < t->n_draw; i++) {
                 seat_label(seat, t->draw[i]);
                 strcat(buf, " ");

@@ -8,7 +8,7 @@ void table_init(table_t *t) {
     t->brightness = PROTO_DEFAULT_BRIGHTNESS;
 }
 
-bool table_is_state_msg(uint8_t type) { return type >= MSG_CLEAR && type <= MSG_BRIGHTNESS; }
+bool table_is_state_msg(uint8_t type) { return type >= MSG_CLEAR && type <= MSG_LANGUAGE; }
 
 static bool seat_ok(uint8_t s) { return s == PROTO_SEAT_NONE || s < PROTO_MAX_SEATS; }
 
@@ -67,17 +67,19 @@ uint8_t table_apply(table_t *t, uint8_t type, const uint8_t *p, size_t n) {
     case MSG_CLEAR: {
         if (n != 0)
             return STATUS_BAD_PAYLOAD;
-        uint8_t b = t->brightness;
+        uint8_t b = t->brightness, lang = t->language;
         table_init(t);
         t->brightness = b;
+        t->language = lang;
         return STATUS_OK;
     }
     case MSG_NEW_HAND: {
         if (n != 2 || p[0] < 2 || p[0] > PROTO_MAX_SEATS || p[1] >= p[0])
             return STATUS_BAD_PAYLOAD;
-        uint8_t b = t->brightness;
+        uint8_t b = t->brightness, lang = t->language;
         table_init(t);
         t->brightness = b;
+        t->language = lang;
         t->players = p[0];
         t->dealer = p[1];
         return STATUS_OK;
@@ -136,6 +138,11 @@ uint8_t table_apply(table_t *t, uint8_t type, const uint8_t *p, size_t n) {
             return STATUS_BAD_PAYLOAD;
         t->brightness = p[0];
         return STATUS_OK;
+    case MSG_LANGUAGE:
+        if (n != 1 || p[0] >= TABLE_LANGUAGES)
+            return STATUS_BAD_PAYLOAD;
+        t->language = p[0];
+        return STATUS_OK;
     default:
         return STATUS_UNKNOWN_TYPE;
     }
@@ -172,6 +179,7 @@ size_t table_canonical(const table_t *t, uint8_t *out) {
     memcpy(out + o, t->team_points, t->n_teams);
     o += t->n_teams;
     out[o++] = t->brightness;
+    out[o++] = t->language;
     return o;
 }
 

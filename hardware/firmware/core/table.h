@@ -16,8 +16,9 @@
 #define OUTCOME_NONE 0
 #define OUTCOME_WIN 1
 #define OUTCOME_TIE 2
+#define TABLE_LANGUAGES 3
 /* Longest canonical encoding: see table_canonical. */
-#define TABLE_CANONICAL_MAX 192
+#define TABLE_CANONICAL_MAX 193
 
 typedef struct {
     uint8_t players, dealer; /* players 0: no hand */
@@ -33,6 +34,7 @@ typedef struct {
     uint8_t n_points, points[PROTO_MAX_SEATS];
     uint8_t n_teams, team_points[TABLE_MAX_TEAMS];
     uint8_t brightness;
+    uint8_t language; /* the display's words: 0 en, 1 it, 2 fr */
 } table_t;
 
 void table_init(table_t *t);

@@ -176,7 +176,8 @@ static void print_state(void) {
     printf("],\"team_points\":[");
     for (unsigned i = 0; i < t->n_teams; i++)
         printf("%s%u", i ? "," : "", t->team_points[i]);
-    printf("],\"brightness\":%u,\"contrast\":%u}\n", t->brightness, contrast);
+    printf("],\"brightness\":%u,\"language\":%u,\"contrast\":%u}\n", t->brightness,
+           t->language, contrast);
 }
 
 static void print_stats(void) {
