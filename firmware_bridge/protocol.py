@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from . import cobs
 from .crc16 import crc16
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: the LANGUAGE message (a board of version 1 is refused, not half-synced)
 MAX_PAYLOAD = 120
 MAX_FRAME = MAX_PAYLOAD + 5  # type, seq, len, payload, crc
 MAX_ENCODED = MAX_FRAME + 2  # COBS adds one byte per 254; one spare

@@ -3,7 +3,7 @@
 #ifndef PROTO_H
 #define PROTO_H
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2 /* 2: the LANGUAGE message */
 #define PROTO_MAX_PAYLOAD 120
 #define PROTO_MAX_FRAME (PROTO_MAX_PAYLOAD + 5) /* type, seq, len, payload, crc */
 #define PROTO_MAX_ENCODED (PROTO_MAX_FRAME + 2)
