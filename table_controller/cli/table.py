@@ -493,22 +493,38 @@ def _rendered(sim: Any, stop: threading.Event, depth: int = 8):
     seeing it overlap (OpenCV releases the GIL)."""
     q: queue.Queue = queue.Queue(maxsize=depth)
     done = object()
+    ended = threading.Event()  # the consumer is gone (a stop, or the match is over)
+
+    def put(item: object) -> bool:
+        while not (stop.is_set() or ended.is_set()):
+            try:
+                q.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def produce() -> None:
         try:
             for spec, img in sim.frames():
-                if stop.is_set():
+                if stop.is_set() or ended.is_set() or not put((spec, img)):
                     break
-                q.put((spec, img))
         finally:
-            q.put(done)
+            put(done)
 
-    threading.Thread(target=produce, name="simulator", daemon=True).start()
-    while True:
-        item = q.get()
-        if item is done:
-            return
-        yield item
+    thread = threading.Thread(target=produce, name="simulator", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = q.get()
+            if item is done:
+                return
+            yield item
+    finally:
+        # The drawing ends before the interpreter does: a thread still inside OpenCV at
+        # exit can abort the process ("terminate called without an active exception").
+        ended.set()
+        thread.join(timeout=10)
 
 
 def demo(args: argparse.Namespace) -> int:
