@@ -516,7 +516,12 @@ def _rendered(sim: Any, stop: threading.Event, depth: int = 8):
     thread.start()
     try:
         while True:
-            item = q.get()
+            try:
+                item = q.get(timeout=0.1)
+            except queue.Empty:
+                if thread.is_alive():
+                    continue
+                return  # stopped: the drawing ended without a last frame to hand over
             if item is done:
                 return
             yield item
