@@ -577,7 +577,9 @@ def test_dashboard_serves_https_with_its_own_certificate(tmp_path, capsys):
 
     from table_controller.cli import main
 
-    assert main(["dashboard", "--db", str(tmp_path / "a.sqlite3"), "--cert", "x.pem"]) == 2
+    # (--port 0: the refusal must not depend on port 8000 being free on this machine)
+    assert main(["dashboard", "--db", str(tmp_path / "a.sqlite3"), "--port", "0",
+                 "--cert", "x.pem"]) == 2
     assert "--cert and --key go together" in capsys.readouterr().err
     bad = tmp_path / "bad.pem"
     bad.write_text("not a certificate")
