@@ -159,7 +159,9 @@ def test_demo_terminal_has_no_request_tflite_or_opencv_lines(tmp_path):
     assert drawn and not Path(drawn[1]).exists()
 
 
-def test_ctrl_c_stops_the_demo_and_says_so(tmp_path):
+def _stopped_demo(tmp_path, sig: int) -> tuple[int, str, str]:
+    """A demo sent ``sig`` once its first trick is played: its exit status, all it
+    printed, and what it printed after the signal."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_DATA_HOME=str(tmp_path))
     proc = subprocess.Popen(
         [sys.executable, "-m", "table_controller", "demo", "--headless", "--no-emulator",
@@ -170,10 +172,14 @@ def test_ctrl_c_stops_the_demo_and_says_so(tmp_path):
         seen.append(line)
         if "trick  1:" in line:
             break
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     rest, err = proc.communicate(timeout=60)
-    text = "".join(seen) + rest + err
-    assert proc.returncode == 130, text
+    return proc.returncode, "".join(seen) + rest + err, rest + err
+
+
+def test_ctrl_c_stops_the_demo_and_says_so(tmp_path):
+    code, text, _ = _stopped_demo(tmp_path, signal.SIGINT)
+    assert code == 130, text
     assert "The match was stopped (Ctrl-C) in hand 1" in text
     assert "DISAGREES" not in text and "Traceback" not in text
     drawn = re.search(r"drawn to (\S+)display\.png", text)
@@ -399,21 +405,9 @@ def test_run_says_plainly_that_its_port_is_in_use(tmp_path):
 
 
 def test_a_stop_signal_is_not_called_ctrl_c(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_DATA_HOME=str(tmp_path))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "table_controller", "demo", "--headless", "--no-emulator",
-         "--seed", "5", "--match", "1"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen = []
-    for line in proc.stdout:
-        seen.append(line)
-        if "trick  1:" in line:
-            break
-    proc.send_signal(signal.SIGTERM)  # systemd's stop, or kill
-    rest, err = proc.communicate(timeout=60)
-    text = "".join(seen) + rest + err
-    assert proc.returncode == 130, text
-    assert "The match was stopped in hand 1" in text and "Ctrl-C" not in rest + err
+    code, text, after = _stopped_demo(tmp_path, signal.SIGTERM)  # systemd's stop, or kill
+    assert code == 130, text
+    assert "The match was stopped in hand 1" in text and "Ctrl-C" not in after
 
 
 def test_the_display_says_who_leads_which_trick_of_how_many():
