@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the tests' broker, and the project itself
 CLUB = "circolo"
 
 
@@ -41,38 +41,20 @@ def rss_mib(pid: int | str = "self") -> tuple[float, float]:
     return (int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024)
 
 
-def start_broker(folder: Path, users: list[str]) -> tuple[subprocess.Popen, int]:
-    import socket
+def start_broker(folder: Path, users: list[str]):
+    """The tests' broker (the shipped deploy config on a free port): one way to run it."""
+    from tests.mqtt_broker import Broker
 
-    binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    if not os.path.exists(binary):
-        sys.exit("bench_club: mosquitto is not installed (apt-get install mosquitto)")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    deploy = ROOT / "deploy" / "mosquitto"
-    conf = (deploy / "briscola.conf").read_text()
-    conf = conf.replace("listener 1883", f"listener {port} 127.0.0.1")
-    conf = conf.replace("/etc/mosquitto/briscola.passwd", str(folder / "passwd"))
-    conf = conf.replace("/etc/mosquitto/briscola.acl", str(folder / "acl"))
-    conf = conf.replace("/var/lib/mosquitto/", f"{folder}/")
-    if os.geteuid() == 0:
-        conf += "user root\n"
-    (folder / "mosquitto.conf").write_text(conf)
-    (folder / "acl").write_text((deploy / "briscola.acl").read_text())
-    # mosquitto_passwd -U hashes a whole file of user:password lines at once.
-    (folder / "passwd").write_text("".join(f"{u}:pw-{u}\n" for u in users))
-    subprocess.run(["mosquitto_passwd", "-U", str(folder / "passwd")], check=True)
-    proc = subprocess.Popen([binary, "-c", str(folder / "mosquitto.conf")],
-                            stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.05)
-    sys.exit("bench_club: mosquitto did not start")
+    try:
+        return Broker(folder, users).start()
+    except BaseException as exc:  # pytest.skip when mosquitto is missing, or no start
+        sys.exit(f"bench_club: {getattr(exc, 'msg', None) or exc}")
+
+
+def password(user: str) -> str:
+    from tests.mqtt_broker import PASSWORD
+
+    return PASSWORD.format(user=user)
 
 
 def run_tables(port: int, tables: int, seconds: float, pace: float, folder: Path) -> None:
@@ -89,7 +71,7 @@ def run_tables(port: int, tables: int, seconds: float, pace: float, folder: Path
         config = replace(Config(), table=TableConfig(
             players=players, names=tuple(f"P{(i * 7 + s) % 120}" for s in range(players)),
             match=3, first_dealer=0),
-            club=ClubConfig("127.0.0.1", port, CLUB, name, name, f"pw-{name}"))
+            club=ClubConfig("127.0.0.1", port, CLUB, name, name, password(name)))
         built.append(build_table(config, db_path=folder / f"{name}.db", dashboard=False,
                                  vision=False))
     stop = time.monotonic() + seconds
@@ -140,11 +122,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         names = [f"t{i:02d}" for i in range(args.tables)]
-        broker, port = start_broker(folder, [*names, "club-view"])
+        broker = start_broker(folder, [*names, "club-view"])
+        port = broker.port
         try:
             base = rss_mib()
             feed = ClubFeed("127.0.0.1", port, CLUB, username="club-view",
-                            password="pw-club-view", db=str(folder / "club.db")).start()
+                            password=password("club-view"), db=str(folder / "club.db")).start()
             app = create_club_app(feed, {"CLUB_NAME": CLUB})
             client = app.test_client()
             if not feed.connected.wait(10):
@@ -164,11 +147,10 @@ def main() -> None:
             tables_seen = len(feed.tables())
             hands = len(feed.hands())
             rss, peak = rss_mib()
-            broker_rss = rss_mib(broker.pid)[0]
+            broker_rss = rss_mib(broker.proc.pid)[0]
             feed.close()
         finally:
-            broker.terminate()
-            broker.wait(10)
+            broker.stop()
     if not lat:
         sys.exit("bench_club: no state reached the club view")
     p95 = lat[int(0.95 * (len(lat) - 1))]
