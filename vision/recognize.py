@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.deck import BACK, EnrolledDeck
 from vision.embed import MODEL_PATH, PATCH_H, Embedder
-from vision.verify import FaceTemplates, half_templates
+from vision.verify import FaceTemplates, Verdict, half_templates
 
 SCALE = 20.0  # the softmax temperature the model was trained with
 AGREED_CONTRAST = 0.2  # the deciding pixels' margin that will do when the embedding agrees
@@ -30,7 +30,8 @@ AGREED_CONTRAST = 0.2  # the deciding pixels' margin that will do when the embed
 class Identity:
     card: str | None  # card code, "back", or None when unsure
     confidence: float  # for a face: the aligned correlation; else the embedding's posterior
-    similarity: float  # the embedding's cosine similarity to its best label
+    similarity: float  # the embedding's cosine similarity to its best label (a face
+    # named by aligned comparison alone, the embedding not asked: that comparison's)
     margin: float
     flipped: bool  # the best match was the reference turned 180 degrees
     candidates: tuple[str, ...] = ()  # when unsure: what it might be, likeliest first
@@ -80,11 +81,10 @@ class Recognizer:
         Some halves are the same for two cards (the 6 and 7 of swords in many decks):
         those stay unknown.
         """
+        if self.templates is not None and not half_covered:
+            return self._verify_all(patches, _per_patch(allowed, len(patches)))
         emb = self.embedder(patches)
         whole = self.identify_embeddings(emb)
-        if self.templates is not None and not half_covered:
-            per = _per_patch(allowed, len(whole))
-            return [self._verify(p, w, a) for p, w, a in zip(patches, whole, per, strict=True)]
         if not half_covered or self.deck.covered_embeddings is None:
             return whole
         half = self._match(emb, self.deck.covered_embeddings, self._cov_names,
@@ -98,14 +98,28 @@ class Recognizer:
                 out.append(w if w_face else h)
         return out
 
-    def _verify(self, patch: np.ndarray, ident: Identity,
-                allowed: Iterable[str] | None) -> Identity:
-        """The embedding's identity settled by aligned comparison (module docstring)."""
+    def _verify_all(self, patches: np.ndarray,
+                    allowed: list[Iterable[str] | None]) -> list[Identity]:
+        """Faces named by aligned comparison (module docstring); the embedding is asked
+        only about the patches that comparison leaves open (a back, no card at all, a
+        face it is not sure of), which at a table is seldom most of them."""
+        allowed = [None if a is None else [c for c in a if c != BACK] for a in allowed]
+        verdicts = [self.templates.match(p, a) for p, a in zip(patches, allowed, strict=True)]
+        out: list[Identity | None] = [
+            Identity(v.card, round(v.similarity, 4), v.similarity, v.contrast, v.turned, (),
+                     round(v.contrast, 4)) if v.card not in (None, BACK) else None
+            for v in verdicts]
+        open_ = [i for i, o in enumerate(out) if o is None]
+        if open_:
+            idents = self.identify_embeddings(self.embedder(patches[open_]))
+            for i, ident in zip(open_, idents, strict=True):
+                out[i] = self._verify(verdicts[i], ident, allowed[i])
+        return out
+
+    def _verify(self, v: Verdict, ident: Identity, allowed: Iterable[str] | None) -> Identity:
+        """The embedding's identity settled by the aligned comparison's verdict ``v``."""
         if ident.card == BACK:
             return ident  # backs are the embedding's strength (and no card to name)
-        if allowed is not None:
-            allowed = [c for c in allowed if c != BACK]
-        v = self.templates.match(patch, allowed)
         card = v.card
         if card is None and ident.card is not None and ident.card == v.best and \
                 (allowed is None or v.best in allowed) and \

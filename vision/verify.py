@@ -41,6 +41,9 @@ MAX_STRETCH, MAX_SLIDE = 0.2, 0.12  # the largest correction alignment may make
 MAX_BEND = 0.4  # and the largest change of scale from one end of the patch to the other
 _ECC = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-4)
 _ECC_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 10, 1e-3)
+# Faces after the first start from the first one's warp: the corners' error belongs to
+# the patch, not to the face, so a few steps settle what is each face's own.
+_ECC_WARM = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 8, 1e-4)
 
 
 @dataclass(frozen=True)
@@ -102,17 +105,16 @@ def _percentile(values: np.ndarray, q: float) -> float:
 
 def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
     """A unit vector describing one Lab patch (see the module docstring, step 1)."""
-    light = lab[..., 0]
+    light, ca, cb = cv2.split(lab)  # contiguous planes: every filter below wants them
     mean = cv2.GaussianBlur(light, (0, 0), 5)
     d = light - mean
-    sd = np.sqrt(cv2.GaussianBlur(d * d, (0, 0), 5))
-    chans = [d / (sd + 0.5 * float(d.std()) + 1.0)]
+    sd = cv2.sqrt(cv2.GaussianBlur(d * d, (0, 0), 5))
     paper = light >= _percentile(light, 70)  # the card's own white, whatever the light
-    for k in (1, 2):
-        c = lab[..., k]
-        chans.append((c - _median(c[paper])) / 20.0)
+    chans = cv2.merge([d / (sd + (0.5 * float(d.std()) + 1.0)),
+                       (ca - _median(ca[paper])) / 20.0, (cb - _median(cb[paper])) / 20.0])
     b = max(1, BORDER * lab.shape[1] // PATCH_W)
-    f = np.stack([cv2.GaussianBlur(c, (0, 0), blur)[b:-b, b:-b] for c in chans], -1).ravel()
+    # One blur of the three planes together: the same as three, at a third of the calls.
+    f = cv2.GaussianBlur(chans, (0, 0), blur)[b:-b, b:-b].ravel()
     f = f - f.mean()
     return (f / (np.linalg.norm(f) + 1e-6)).astype(np.float32)
 
@@ -166,18 +168,23 @@ class FaceTemplates:
         return np.array([i for i, c in enumerate(self.labels) if c in keep], int)
 
     def _align(self, lab: np.ndarray, small_gray: np.ndarray, row: int,
-               gray: np.ndarray | None = None) -> np.ndarray | None:
+               gray: np.ndarray | None = None, start: np.ndarray | None = None,
+               ) -> tuple[np.ndarray | None, np.ndarray | None]:
         """``lab`` warped onto face ``row``: ECC (affine) at the shortlist's size, then,
         with ``gray`` (the patch's blurred lightness), refined at full size as a
         homography (a corner a few pixels off is a perspective error: an affine warp
         leaves the far end of the card misaligned by the pip's width that tells a club
-        from a spade). None when ECC does not converge or the warp is no correction."""
-        warp = np.eye(2, 3, dtype=np.float32)
+        from a spade). ``start``: another face's coarse warp to begin from. Returns the
+        warped patch (None when ECC does not converge or the warp is no correction) and
+        the coarse warp (None when ECC failed)."""
+        warp = np.eye(2, 3, dtype=np.float32) if start is None else start.copy()
         try:
             _, warp = cv2.findTransformECC(self._small_gray[row], small_gray, warp,
-                                           cv2.MOTION_AFFINE, _ECC, None, 1)
+                                           cv2.MOTION_AFFINE,
+                                           _ECC if start is None else _ECC_WARM, None, 1)
         except cv2.error:  # a blank or wildly different patch
-            return None
+            return None, None
+        coarse = warp
         w, h = self.size
         s = w / self.coarse_size[0]
         a = warp[:, :2]
@@ -196,10 +203,10 @@ class FaceTemplates:
         if np.abs(warp[:2, :2] - np.eye(2)).max() > MAX_STRETCH or \
                 abs(warp[0, 2]) > MAX_SLIDE * w or abs(warp[1, 2]) > MAX_SLIDE * h or \
                 np.abs(warp[2, :2]).max() * max(w, h) > MAX_BEND:
-            return None
+            return None, coarse
         return cv2.warpPerspective(lab, warp, self.size,
                                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                   borderMode=cv2.BORDER_REPLICATE)
+                                   borderMode=cv2.BORDER_REPLICATE), coarse
 
     def match(self, patch: np.ndarray, allowed: Iterable[str] | None = None,
               only: bool = False) -> Verdict:
@@ -250,8 +257,12 @@ class FaceTemplates:
             small_gray = cv2.GaussianBlur(small[..., 0], (0, 0), 0.7)
             gray = cv2.GaussianBlur(lab[..., 0], (0, 0), 1.0)
             feats = {}
+            start = None  # the first face's coarse warp, where the others begin
             for k, r in enumerate(dict.fromkeys([best, second, *map(int, order[:SHORTLIST])])):
-                warped = self._align(lab, small_gray, r, gray if k < 2 else None)
+                warped, coarse = self._align(lab, small_gray, r, gray if k < 2 else None,
+                                             start)
+                if start is None:
+                    start = coarse
                 if warped is not None:
                     feats[r] = features(warped)
                     sims[r] = max(sims[r], float(self._fine[r] @ feats[r]))
@@ -261,7 +272,7 @@ class FaceTemplates:
                 """The patch as aligned with face ``r``: each face is judged in its own
                 frame (an enrollment photo a little off must not lose for being off)."""
                 if r not in feats:  # a rival beyond the shortlist: the coarse warp will do
-                    warped = self._align(lab, small_gray, r)
+                    warped, _ = self._align(lab, small_gray, r, None, start)
                     feats[r] = fine if warped is None else features(warped)
                     sims[r] = max(sims[r], float(self._fine[r] @ feats[r]))
                 return feats[r]
