@@ -104,28 +104,34 @@ def refine_corners(image: np.ndarray, corners: np.ndarray, reach: float = 0.04,
     p = p - offset
     centre = p.mean(axis=0)
     steps = np.linspace(-r, r, int(2 * r) + 1)
+    # The four sides at once (one remap, one pass of each reduction: this runs for
+    # every card of every frame, and numpy's small calls cost more than their work).
+    sides = [_side(p, i, centre) for i in range(4)]
+    a = np.array([sd[0] for sd in sides])
+    b = np.array([sd[1] for sd in sides])
+    n = np.array([sd[3] for sd in sides])
+    ts = np.linspace(0.12, 0.88, 24)  # away from the rounded corners
+    base = a[:, None] + ts[None, :, None] * (b - a)[:, None]  # (4, 24, 2)
+    pts = base[:, :, None] + steps[None, None, :, None] * n[:, None, None]
+    xs = np.clip(pts[..., 0], 0, w - 1).astype(np.float32).reshape(4 * len(ts), -1)
+    ys = np.clip(pts[..., 1], 0, h - 1).astype(np.float32).reshape(4 * len(ts), -1)
+    prof = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR)  # (4 * 24, len(steps)), inside -> out
+    grad = np.abs(np.diff(prof, axis=1)).reshape(4, len(ts), -1)
+    # The outermost strong step: the card's edge against the table, not a pip's
+    # (or a printed frame's) edge inside it, which may be stronger.
+    peak = grad.max(axis=2, keepdims=True)
+    k = grad.shape[2] - 1 - np.argmax((grad >= 0.5 * peak)[..., ::-1], axis=2)
+    at_k = np.take_along_axis(grad, k[..., None], axis=2)[..., 0]
+    strong = at_k > np.maximum(8.0, 0.5 * np.median(peak[..., 0], axis=1))[:, None]
+    found = base + ((steps[k] + steps[k + 1]) / 2)[..., None] * n[:, None]
     lines = []
     for i in range(4):
-        a, b, d, n = _side(p, i, centre)
-        ts = np.linspace(0.12, 0.88, 24)  # away from the rounded corners
-        base = a[None] + ts[:, None] * (b - a)[None]
-        pts = base[:, None, :] + steps[None, :, None] * n[None, None, :]
-        xs = np.clip(pts[..., 0], 0, w - 1).astype(np.float32)
-        ys = np.clip(pts[..., 1], 0, h - 1).astype(np.float32)
-        prof = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR)  # (24, len(steps)), inside -> out
-        grad = np.abs(np.diff(prof, axis=1))
-        # The outermost strong step: the card's edge against the table, not a pip's
-        # (or a printed frame's) edge inside it, which may be stronger.
-        peak = grad.max(axis=1, keepdims=True)
-        k = grad.shape[1] - 1 - np.argmax((grad >= 0.5 * peak)[:, ::-1], axis=1)
-        strong = grad[np.arange(len(k)), k] > max(8.0, 0.5 * float(np.median(peak)))
-        found = base + ((steps[k] + steps[k + 1]) / 2)[:, None] * n[None]
-        if strong.sum() >= 8:
-            vx, vy, x0, y0 = cv2.fitLine(found[strong].astype(np.float32), cv2.DIST_HUBER,
-                                         0, 0.01, 0.01).ravel()
-            lines.append((np.array([x0, y0]), np.array([vx, vy])))
+        if strong[i].sum() >= 8:
+            vx, vy, lx, ly = cv2.fitLine(found[i][strong[i]].astype(np.float32),
+                                         cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+            lines.append((np.array([lx, ly]), np.array([vx, vy])))
         else:
-            lines.append((a, d))
+            lines.append((a[i], sides[i][2]))
     out = []
     for i in range(4):
         (p1, d1), (p2, d2) = lines[i - 1], lines[i]
@@ -160,15 +166,16 @@ def edge_support(image: np.ndarray, corners: np.ndarray, step: float = 20.0,
     p = p - [x0, y0]
     centre = p.mean(axis=0)
     ts = np.linspace(0.1, 0.9, 32)[:, None]
-    worst = 1.0
-    for i in range(4):
+    pts = []
+    for i in range(4):  # (one remap for the four sides: the calls cost more than the work)
         a, b, _, n = _side(p, i, centre)
         base = a + ts * (b - a)
-        pts = np.stack([base - off * n, base + off * n])  # (2, 32, 2): inside, outside
-        xs = np.clip(pts[..., 0], 0, w - 1).astype(np.float32)
-        ys = np.clip(pts[..., 1], 0, h - 1).astype(np.float32)
-        vals = cv2.remap(roi, xs, ys, cv2.INTER_LINEAR).reshape(2, len(ts), -1)
-        worst = min(worst, float((np.abs(vals[0] - vals[1]).max(axis=-1) > step).mean()))
+        pts += [base - off * n, base + off * n]  # inside, outside
+    pts = np.stack(pts)  # (8, 32, 2)
+    xs = np.clip(pts[..., 0], 0, w - 1).astype(np.float32)
+    ys = np.clip(pts[..., 1], 0, h - 1).astype(np.float32)
+    vals = cv2.remap(roi, xs, ys, cv2.INTER_LINEAR).reshape(4, 2, len(ts), -1)
+    worst = float((np.abs(vals[:, 0] - vals[:, 1]).max(axis=-1) > step).mean(axis=1).min())
     return worst
 
 
