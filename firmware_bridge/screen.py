@@ -84,6 +84,27 @@ def trick_label(state: TableState) -> str:
     return w["leads_n"].format(player=seat, n=number)
 
 
+MORE = "..."  # the drawers left out: they follow in turn, as the order always does
+
+
+def draw_label(state: TableState) -> str:
+    """"Draw: P3 P4 P1 P2", who draws from the stock in which order (the trick winner
+    first, then in turn). When the whole order does not fit the line (6 players: 23
+    characters in English), the first drawers that fit and "...": the rest follow in
+    turn, and the winner, the first, is on the line above."""
+    w = words(state.language)
+    labels = [" " + seat_label(s) for s in state.draw_order]
+    line = w["draw"] + "".join(labels)
+    if len(line) <= LINE_CHARS:
+        return line
+    line = w["draw"]
+    for label in labels:
+        if len(line) + len(label) + 1 + len(MORE) > LINE_CHARS:
+            break
+        line += label
+    return line + " " + MORE
+
+
 def wrap(text: str, width: int = LINE_CHARS, max_lines: int = 4) -> list[str]:
     """Break at the last space that fits, else hard; the firmware wraps identically."""
     lines: list[str] = []
@@ -146,7 +167,7 @@ def render(state: TableState, online: bool = True) -> np.ndarray:
         c.text(0, 22, w["turn"].format(player=turn), 2)
         c.text(0, 40, trick_label(state))
         if state.draw_order:
-            c.text(0, 50, w["draw"] + " " + " ".join(seat_label(s) for s in state.draw_order))
+            c.text(0, 50, draw_label(state))
     return c.px
 
 

@@ -79,6 +79,48 @@ HOST_WORDS: dict[str, str] = {
     "msg_illegal_swap": Nc_("display", "That swap is not allowed now"),
     "msg_no_trump": Nc_("display", "The trump card is not turned up yet"),
     "msg_hand_over": Nc_("display", "The hand is over"),
+    # A held card (table_controller.controller.hold_text): wrapped onto the lines.
+    "briscola": Nc_("display", "Briscola"),  # the face-up card's place, as a holder
+    "hold_missing": Nc_("display", "{player}: {card} is not on the table - put it back or "
+                                   "undo"),
+    "hold_mismatch": Nc_("display", "{player}: card differs from the referee's - name it on "
+                                    "the phone"),
+    "hold_unplaced": Nc_("display", "{player}: {card} out of order? - confirm it on the "
+                                    "phone"),
+    "hold_unknown": Nc_("display", "{player}: card not recognised - straighten it or pick "
+                                   "it on the phone"),
+    "hold_more": Nc_("display", "(+{n} more)"),
+    # The buttons' questions (table_controller.buttons), one line each. UNDO, OK and
+    # NEW HAND are the buttons' own labels.
+    "hint": Nc_("display", "{gesture}: {action}"),
+    "gesture_hold": Nc_("display", "hold OK"),
+    "gesture_both": Nc_("display", "hold/2x OK"),
+    "gesture_twice": Nc_("display", "OK twice"),
+    "action_name": Nc_("display", "name it"),
+    "action_set": Nc_("display", "set"),
+    "action_send": Nc_("display", "send"),
+    "undo_next": Nc_("display", "UNDO: next"),
+    "undo_next_of": Nc_("display", "UNDO: next {n}/{total}"),
+    "undo_back": Nc_("display", "hold UNDO: back"),
+    "undo_cancel": Nc_("display", "hold UNDO: cancel"),
+    "new_hand_leave": Nc_("display", "NEW HAND: leave"),
+    "fix": Nc_("display", "Fix {player}: {was}->{card}?"),
+    "auction": Nc_("display", "Auction"),
+    "ask_caller": Nc_("display", "Caller: {player}?"),
+    "ask_rank": Nc_("display", "{player} calls: {rank} ..?"),
+    "ask_card": Nc_("display", "Calls: {rank} {suit}?"),
+    "ask_bid": Nc_("display", "Bid: {n}?"),
+    "no_name": Nc_("display", "no name"),
+    "pick_refused": Nc_("display", "{player}: {card} refused"),
+    "call_refused": Nc_("display", "Call refused"),
+    "names_no_store": Nc_("display", "No names: no store"),
+    "names_at_end": Nc_("display", "Names: at match end"),
+    "names_none_seen": Nc_("display", "No names seen yet"),
+    "names_set": Nc_("display", "Names set"),
+    "names_refused": Nc_("display", "Names refused"),
+    "nothing_to_fix": Nc_("display", "Nothing to correct"),
+    "not_possible": Nc_("display", "{card} can't be there"),
+    "fix_refused": Nc_("display", "{card}: refused"),
 }
 
 

@@ -39,6 +39,9 @@ class Table:
     observer: Any = None
     tracker: Any = None
     club: Any = None  # the club's publisher, when [club] is configured
+    language: str = "it"  # the table's: the display's words (and the terminal's, told)
+    # Told the table's language when the setup page changes it (the terminal's account).
+    on_language: list[Callable[[str], None]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
@@ -100,7 +103,10 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
         referee, match_id = _new_match(config, store, names)
     controller = Controller(referee, store=store, match_id=match_id,
                             new_match=lambda: _new_match(config, store, names))
-    table = Table(controller, config, store=store)
+    # The language chosen on the setup page, kept in the store, else the configuration's.
+    language = (store.get_setting("language") if store is not None else None) \
+        or config.table.language
+    table = Table(controller, config, store=store, language=language)
     if store is not None:
         table._closers.append(store.close)
         table.notes.extend(store.notes)  # a damaged file set aside, verdicts that changed
@@ -139,14 +145,16 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
         if changes:
             ind_config = replace(ind_config, **changes)
         indicators = Indicators.from_config(ind_config, pin_factory=pin_factory)
-        indicators.language(config.table.language)  # the display speaks the table's
+        indicators.language(language)  # the display speaks the table's
         # Buttons name held and misread cards too (long presses): table_controller.buttons.
         naming = attach_buttons(controller, indicators, ind_config)
         table.indicators = indicators
         table._closers.append(indicators.close)
         controller.outputs.append(IndicatorsOutput(indicators, naming=naming))
     except Exception as exc:
+        naming = None
         table.notes.append(f"indicators not available: {exc}")
+    _add_language_command(table, naming)
 
     _add_match_commands(table, names)
     if config.club is not None:
@@ -183,6 +191,28 @@ def _join_club(table: Table) -> None:
     output.publish(table.controller.referee, None)  # the club sees the table at once
     table.notes.append(f"club {club.club}: publishing as table {club.table} to "
                        f"{club.host}:{club.port} (in the background)")
+
+
+def _add_language_command(table: Table, naming: Any) -> None:
+    """The ``language`` command (the setup page chose the table's language): the display
+    redraws in it, the buttons' question too, and ``table.on_language`` is told."""
+    def language(code: str = "") -> dict[str, Any]:
+        from web_dashboard.i18n import LANGUAGES
+
+        if code not in LANGUAGES:
+            return {"accepted": False, "message": f"unknown language {str(code)[:20]!r}: "
+                    f"expected one of {', '.join(LANGUAGES)}"}
+        if code != table.language:
+            table.language = code
+            if table.indicators is not None:
+                table.indicators.language(code)
+                if naming is not None and table.indicators.state.text:
+                    naming.refresh()  # a question on the display: asked again in it
+            for listener in list(table.on_language):
+                listener(code)
+        return {"accepted": True, "message": "ok"}
+
+    table.controller.handlers["language"] = language
 
 
 def _add_match_commands(table: Table, names: list[str]) -> None:
@@ -273,6 +303,9 @@ def _start_dashboard(table: Table, names: list[str], next_free_port: bool = Fals
     if table.store is not None and controller.match_id is not None:
         hub.set_match(table.store.match(controller.match_id), controller.referee)
     controller.outputs.append(HubOutput(hub))
+    # The setup page's language reaches the display on the controller's thread.
+    hub.language_listeners.append(
+        lambda code: controller.command("language", {"code": code}))
     server = make_server_on(sock, app)
     thread = threading.Thread(target=server.serve_forever, name="dashboard", daemon=True)
     thread.start()

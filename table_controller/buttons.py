@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from firmware_bridge.words import words
 from table_controller.engine.cards import Card
 
 ALTERNATIVES = 4  # cards offered for a misread one
@@ -51,7 +52,6 @@ IDLE_S = 30.0  # a correction left this long without a press is abandoned
 # Chiamata's auction on the buttons: ranks from the strongest, as players call them.
 AUCTION_RANKS = (1, 3, 10, 9, 8, 7, 6, 5, 4, 2)
 AUCTION_SUITS = ("d", "c", "s", "b")
-SUIT_NAMES = {"d": "coins", "c": "cups", "s": "swords", "b": "clubs"}
 BIDS = (61, *range(65, 121, 5))  # 61 is the least a caller may bid
 AUCTION_STEPS = ("caller", "rank", "suit", "bid")
 KNOWN_NAMES = 30  # names offered per seat, as on the setup page
@@ -68,22 +68,34 @@ def lookalikes(code: str, n: int = ALTERNATIVES) -> tuple[str, ...]:
     return tuple(f"{r}{card.suit.value}" for r in ranks[:n])
 
 
-def _who(seat: int | None) -> str:
-    return "Briscola" if seat is None else f"P{seat + 1}"
+def _who(seat: int | None, w: dict[str, str] | None = None) -> str:
+    """A seat on the display (P1 is seat 0); None: the face-up card's place."""
+    if seat is None:
+        return (w or words())["briscola"]
+    return f"P{seat + 1}"
+
+
+GESTURES = ("hold", "both", "twice")  # how a long CONFIRM is made: held, held or pressed
+# twice (Pi and board buttons), pressed twice (the board's only)
 
 
 class ButtonNaming:
     """See the module docstring. ``hold_lines`` draws a hold without likely cards;
-    ``show`` puts lines on the display (``Indicators.text``)."""
+    ``show`` puts lines on the display (``Indicators.text``);
+    ``language`` is the display's language (its index or code), read at each drawing so
+    that a language chosen on the setup page shows at once; ``gesture`` (GESTURES) is
+    how the hint says a long CONFIRM is made."""
 
     def __init__(self, controller: Any, show: Callable[..., None],
                  hold_lines: Callable[[list[Any]], tuple[str, ...]], *,
-                 long_hint: str = "hold OK: name it", idle_s: float = IDLE_S,
+                 gesture: str = "hold", language: Callable[[], int | str] = lambda: 0,
+                 idle_s: float = IDLE_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.controller = controller
         self.show = show
         self.hold_lines = hold_lines
-        self.long_hint = long_hint
+        self.gesture = gesture
+        self.language = language
         self.idle_s = idle_s
         self.clock = clock
         self._hold_key: tuple | None = None  # the hold being answered, and its position
@@ -96,6 +108,16 @@ class ButtonNaming:
         self.seating: dict[str, Any] | None = None  # players, names seen, chosen, index
 
     # -- what the display shows -----------------------------------------------------
+
+    @property
+    def w(self) -> dict[str, str]:
+        """The display's words in its language now."""
+        return words(self.language())
+
+    def _hint(self, action: str) -> str:
+        """"hold OK: set": the gesture that takes the choice, and what it does."""
+        w = self.w
+        return w["hint"].format(gesture=w[f"gesture_{self.gesture}"], action=w[f"action_{action}"])
 
     def _holds(self) -> list[Any]:
         holds = getattr(self.controller.tracker, "holds", None)
@@ -122,18 +144,19 @@ class ButtonNaming:
     def _auction_lines(self, hand: Any) -> list[str]:
         a = self.auction
         assert a is not None
+        w = self.w
         step = AUCTION_STEPS[a["step"]]
         rank = AUCTION_RANKS[a["rank"]]
         if step == "caller":
-            ask = f"Caller: {_who(a['caller'])}?"
+            ask = w["ask_caller"].format(player=_who(a["caller"]))
         elif step == "rank":
-            ask = f"{_who(a['caller'])} calls: {rank} ..?"
+            ask = w["ask_rank"].format(player=_who(a["caller"]), rank=rank)
         elif step == "suit":
-            ask = f"Calls: {rank} {SUIT_NAMES[AUCTION_SUITS[a['suit']]]}?"
+            ask = w["ask_card"].format(rank=rank, suit=w[f"suit_{AUCTION_SUITS[a['suit']]}"])
         else:
-            ask = f"Bid: {BIDS[a['bid']]}?"
-        hint = self.long_hint.replace("name it", "send" if step == "bid" else "set")
-        return [ask, "UNDO: next", hint, "hold UNDO: back" if a["step"] else "Auction"]
+            ask = w["ask_bid"].format(n=BIDS[a["bid"]])
+        return [ask, w["undo_next"], self._hint("send" if step == "bid" else "set"),
+                w["undo_back"] if a["step"] else w["auction"]]
 
     def lines(self, holds: list[Any] | None = None) -> tuple[str, ...]:
         holds = self._holds() if holds is None else holds
@@ -145,11 +168,13 @@ class ButtonNaming:
         hand = self._auction_open()
         if self.fixing is None and hand is not None and not holds:
             return tuple((out + self._auction_lines(hand))[:4])
+        w = self.w
         if self.fixing is not None:
             f = self.fixing
-            out += [f"Fix {_who(f['seat'])}: {f['was']}->{f['options'][f['index']]}?",
-                    f"UNDO: next {f['index'] + 1}/{len(f['options'])}", self.long_hint,
-                    "hold UNDO: cancel"]
+            out += [w["fix"].format(player=_who(f["seat"]), was=f["was"],
+                                    card=f["options"][f["index"]]),
+                    w["undo_next_of"].format(n=f["index"] + 1, total=len(f["options"])),
+                    self._hint("name"), w["undo_cancel"]]
             return tuple(out[:4])
         hold = self._asking(holds)
         if hold is None:
@@ -160,10 +185,11 @@ class ButtonNaming:
             self._hold_key, self._index = key, 0
         self._index %= len(hold.likely)
         more = len(holds) - 1
-        out += [f"{_who(hold.seat)}: {hold.likely[self._index]}?",
-                f"UNDO: next {self._index + 1}/{len(hold.likely)}", self.long_hint]
+        out += [f"{_who(hold.seat, w)}: {hold.likely[self._index]}?",
+                w["undo_next_of"].format(n=self._index + 1, total=len(hold.likely)),
+                self._hint("name")]
         if more:
-            out.append(f"(+{more} more)")
+            out.append(w["hold_more"].format(n=more))
         return tuple(out[:4])
 
     def refresh(self, holds: list[Any] | None = None) -> None:
@@ -234,7 +260,8 @@ class ButtonNaming:
             args["seat"] = hold.seat
         result = self.controller.execute("pick", args)
         if not result.get("accepted"):
-            self.notice = f"{_who(hold.seat)}: {card} refused"
+            self.notice = self.w["pick_refused"].format(player=_who(hold.seat, self.w),
+                                                        card=card)
         return result
 
     def _bidding(self, hand: Any, name: str) -> dict[str, Any]:
@@ -258,7 +285,7 @@ class ButtonNaming:
         result = self.controller.execute("call", {"seat": a["caller"], "card": card,
                                                   "points": BIDS[a["bid"]]})
         if not result.get("accepted"):
-            self.notice = "Call refused"
+            self.notice = self.w["call_refused"]
         return result
 
     # -- who sits where -------------------------------------------------------------
@@ -277,26 +304,27 @@ class ButtonNaming:
     def _seating_lines(self) -> list[str]:
         s = self.seating
         assert s is not None
+        w = self.w
         options = self._seat_options()
         s["index"] %= len(options)
-        name = options[s["index"]][:NAME_CHARS] or "no name"
+        name = options[s["index"]][:NAME_CHARS] or w["no_name"]
         seat = len(s["chosen"])
-        hint = self.long_hint.replace("name it", "send" if seat == s["players"] - 1
-                                      else "set")
-        return [f"P{seat + 1}: {name}?", f"UNDO: next {s['index'] + 1}/{len(options)}",
-                hint, "hold UNDO: back" if seat else "NEW HAND: leave"]
+        return [f"P{seat + 1}: {name}?",
+                w["undo_next_of"].format(n=s["index"] + 1, total=len(options)),
+                self._hint("send" if seat == s["players"] - 1 else "set"),
+                w["undo_back"] if seat else w["new_hand_leave"]]
 
     def _open_seating(self) -> dict[str, Any]:
         referee, store = self.controller.referee, self.controller.store
         if store is None or self.controller.match_id is None:
-            self.notice = "No names: no store"
+            self.notice = self.w["names_no_store"]
             return {"accepted": False, "message": "this table keeps no store"}
         if referee.hands and not referee.standing().over:
-            self.notice = "Names: at match end"
+            self.notice = self.w["names_at_end"]
             return {"accepted": False, "message": "a match under way keeps its names"}
         seen = store.player_names(limit=KNOWN_NAMES)
         if not seen:
-            self.notice = "No names seen yet"
+            self.notice = self.w["names_none_seen"]
             return {"accepted": False, "message": "no names seen yet: name the players "
                     "on the phone's setup page"}
         players = store.match(self.controller.match_id).players
@@ -333,7 +361,7 @@ class ButtonNaming:
         a new one like the finished match (not started: NEW HAND starts it)."""
         c = self.controller
         if not self._between_hands() or (c.referee.hands and not c.referee.standing().over):
-            self.notice = "Names: at match end"
+            self.notice = self.w["names_at_end"]
             return {"accepted": False, "message": "a match under way keeps its names"}
         if not c.referee.hands:
             result = c.execute("names", {"names": names})
@@ -343,7 +371,7 @@ class ButtonNaming:
                                          "variants": list(info.variants),
                                          "length": info.length, "deck": info.deck,
                                          "start": False})
-        self.notice = "Names set" if result.get("accepted") else "Names refused"
+        self.notice = self.w["names_set" if result.get("accepted") else "names_refused"]
         return result
 
     def _idle_timer(self) -> None:
@@ -363,7 +391,7 @@ class ButtonNaming:
                 list(hand.tricks[-1].plays) if hand.tricks else [])
             last = plays[-1] if plays else None
         if last is None:
-            self.notice = "Nothing to correct"
+            self.notice = self.w["nothing_to_fix"]
             return {"accepted": False, "message": "no card has been played this hand"}
         was = str(last.card)
         self.fixing = {"seat": last.seat, "was": was, "options": lookalikes(was), "index": 0}
@@ -388,14 +416,14 @@ class ButtonNaming:
         if possible is not None and card not in possible:
             # The rules rule it out: one line that says nothing of where the card is,
             # and nothing reaches the referee (its refusal would say "already played").
-            self.notice = f"{card} can't be there"
+            self.notice = self.w["not_possible"].format(card=card)
             return {"accepted": False, "kind": "not_possible",
                     "message": "that card cannot be there now"}
         self.fixing = None
         result = self.controller.execute("correct", {"seat": f["seat"], "card": card,
                                                      "was": f["was"]})
         if not result.get("accepted"):
-            self.notice = f"{card}: refused"
+            self.notice = self.w["fix_refused"].format(card=card)
         return result
 
 
@@ -406,10 +434,15 @@ def attach(controller: Any, indicators: Any, config: Any, **kwargs: Any) -> Butt
     ``IndicatorsOutput(indicators, naming=...)``."""
     from table_controller.controller import hold_lines
 
-    hint = "hold OK: name it"
+    gesture = "hold"
     if config.serial_port:  # the board tells a long press by a double press
-        hint = "hold/2x OK: name it" if config.buttons else "OK twice: name it"
-    naming = ButtonNaming(controller, indicators.text, hold_lines, long_hint=hint, **kwargs)
+        gesture = "both" if config.buttons else "twice"
+    def language() -> int:
+        return indicators.state.language
+
+    naming = ButtonNaming(controller, indicators.text,
+                          lambda holds: hold_lines(holds, words(language())), gesture=gesture,
+                          language=language, **kwargs)
     controller.handlers["button"] = naming.press
     indicators.on_button(lambda name: controller.command("button", {"name": name}))
     return naming

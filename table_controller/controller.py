@@ -77,7 +77,9 @@ class IndicatorsOutput:
         if self.naming is not None:
             self.naming.refresh(holds)
         else:
-            self.indicators.text(*hold_lines(holds))
+            from firmware_bridge.words import words
+
+            self.indicators.text(*hold_lines(holds, words(self.indicators.state.language)))
 
 
 class HubOutput:
@@ -94,29 +96,33 @@ class HubOutput:
         self.hub.set_holds([h.to_json() for h in holds])
 
 
-def hold_text(hold: Any) -> str:
-    """What the table's display says about a held card (P1 is seat 0)."""
-    who = "Briscola" if hold.seat is None else f"P{hold.seat + 1}"
-    if hold.reason == "missing":
-        return f"{who}: {hold.card} is not on the table - put it back or undo"
-    if hold.reason == "mismatch":
-        return f"{who}: card differs from the referee's - name it on the phone"
-    if hold.reason == "unplaced":
-        return f"{who}: {hold.card} out of order? - confirm it on the phone"
-    return f"{who}: card not recognised - straighten it or pick it on the phone"
+HOLD_REASONS = ("missing", "mismatch", "unplaced", "unknown")
 
 
-def hold_lines(holds: list[Any]) -> tuple[str, ...]:
+def hold_text(hold: Any, w: dict[str, str] | None = None) -> str:
+    """What the table's display says about a held card (P1 is seat 0), in the words
+    ``w`` (``firmware_bridge.words.words``: the display's language; English if none)."""
+    from firmware_bridge.words import words
+
+    w = w or words()
+    who = w["briscola"] if hold.seat is None else f"P{hold.seat + 1}"
+    reason = hold.reason if hold.reason in HOLD_REASONS else "unknown"
+    return w[f"hold_{reason}"].format(player=who, card=hold.card)
+
+
+def hold_lines(holds: list[Any], w: dict[str, str] | None = None) -> tuple[str, ...]:
     """The display's lines (4 of 21 characters) for the holds: the first one, and how
     many more wait; none when nothing is held."""
     if not holds:
         return ()
     from firmware_bridge.screen import wrap
+    from firmware_bridge.words import words
 
+    w = w or words()
     more = len(holds) - 1
-    lines = wrap(hold_text(holds[0]), max_lines=3 if more else 4)
+    lines = wrap(hold_text(holds[0], w), max_lines=3 if more else 4)
     if more:
-        lines.append(f"(+{more} more)")
+        lines.append(w["hold_more"].format(n=more))
     return tuple(lines)
 
 

@@ -29,6 +29,9 @@ SCENES = [
     TableState(players=3, outcome=2, points=(40, 40, 40)),
     TableState(players=5, dealer=4, turn=5, trick_seat=0, trick_no=255,
                draw_order=(0, 1, 2, 3, 4, 5), trump_suit="c", trump_rank=7),
+    # Six drawers do not fit the line: the first ones and "..." (screen.draw_label).
+    TableState(players=6, dealer=2, turn=4, trick_seat=4, trick_no=2,
+               draw_order=(4, 5, 0, 1, 2, 3), trump_suit="s", trump_rank=3),
 ]
 # The same in Italian and French (the LANGUAGE message; words from the catalogs).
 SCENES += [scene.replace(language=lang) for lang in (1, 2) for scene in SCENES[1:]]

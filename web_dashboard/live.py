@@ -87,6 +87,9 @@ class LiveTable:
         self._holds: list[dict[str, Any]] = []  # cards the table asks a person to name
         self._next_hand_in: int | None = None  # the demo's pause between hands, counting down
         self.closed = False
+        # Told the table's language when the setup page changes it (the display and the
+        # terminal of the table's process follow it); nothing else to tell without one.
+        self.language_listeners: list[Callable[[str], None]] = []
         self.streams = 0  # open SSE connections
         self._streams_of: dict[str, int] = {}  # open SSE connections per client address
         self._emit(table_state(None, None))
@@ -151,6 +154,11 @@ class LiveTable:
         with self._cond:
             self.closed = True
             self._cond.notify_all()
+
+    def set_language(self, code: str) -> None:
+        """The table's language was chosen (the setup page): tell those who follow it."""
+        for listener in list(self.language_listeners):
+            listener(code)
 
     # -- reading (phone side) -----------------------------------------------------
 

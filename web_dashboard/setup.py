@@ -128,8 +128,12 @@ def submit():
         return redirect(url_for("setup.form"))
     hub = current_app.extensions["briscola"]["hub"]
     language = form.get("language")
-    if language in LANGUAGES:  # a table setting, kept even if the match is refused
-        current_app.extensions["briscola"]["store"].set_setting("language", language)
+    store = current_app.extensions["briscola"]["store"]
+    if language in LANGUAGES:
+        # A table setting, kept even if the match is refused; the display and the
+        # terminal switch to it now (each ignores its own language).
+        store.set_setting("language", language)
+        hub.set_language(language)
     result = hub.submit("setup", **args)
     if result.get("accepted"):
         flash(_("Match set up."), "ok")

@@ -269,6 +269,11 @@ class TerminalReport:
 
     _print = say  # the name other modules and tests know
 
+    def set_language(self, code: str) -> None:
+        """The setup page chose the table's language: the lines from now on are in it
+        (until then the terminal speaks its user's, :func:`terminal_language`)."""
+        self.lang = code
+
     def _t(self, msgid: str, **values: object) -> str:
         from web_dashboard.i18n import tr
 
@@ -582,6 +587,7 @@ def _demo(args: argparse.Namespace, names: list[str], workdir: Path) -> int:
     controller = table.controller
     report = TerminalReport(controller, names)
     controller.listeners.append(report)
+    table.on_language.append(report.set_language)
     try:
         with routed_logs(report, args.verbose):
             return _play_demo(args, sim, table, report, names, seed, workdir, stop, paced)
@@ -775,6 +781,7 @@ def run(args: argparse.Namespace) -> int:
     report = TerminalReport(controller, [
         config.table.name(s) for s in range(config.table.players)])
     controller.listeners.append(report)
+    table.on_language.append(report.set_language)
     print(f"store: {db}")
     for note in table.notes:
         print(note)

@@ -45,6 +45,24 @@ static const char *const *words_of(const table_t *t) {
     return WORDS[t->language < WORDS_LANGUAGES ? t->language : 0];
 }
 
+/* "Draw: P3 P4 P1 P2" as screen.py::draw_label: when the whole order is wider than the
+   line (6 players), the first drawers that fit and "..." (the rest follow in turn). */
+#define DRAW_MORE " ..."
+static void draw_label(char *out, const table_t *t, const char *const *w) {
+    char seat[5];
+    size_t full = strlen(w[W_DRAW]) + 3u * t->n_draw; /* " Pn" each */
+    strcpy(out, w[W_DRAW]);
+    for (uint8_t i = 0; i < t->n_draw; i++) {
+        if (full > TABLE_LINE_CHARS && strlen(out) + 3 + strlen(DRAW_MORE) > TABLE_LINE_CHARS) {
+            strcat(out, DRAW_MORE);
+            return;
+        }
+        seat_label(seat, t->draw[i]);
+        strcat(out, " ");
+        strcat(out, seat);
+    }
+}
+
 /* "Trump: King of cups" as screen.py::trump_label, with its shorter forms where the
    line would not fit ("Trump: Knight swords", then the rank and suit alone). */
 static void trump_label(char *out, const table_t *t, const char *const *w) {
@@ -204,12 +222,7 @@ void screen_render(screen_t *s, const table_t *t, bool online) {
         trick_label(buf, t, w);
         screen_text(s, 0, 40, buf, 1, 1);
         if (t->n_draw) {
-            strcpy(buf, w[W_DRAW]);
-            for (uint8_t i = 0; i < t->n_draw; i++) {
-                seat_label(seat, t->draw[i]);
-                strcat(buf, " ");
-                strcat(buf, seat);
-            }
+            draw_label(buf, t, w);
             screen_text(s, 0, 50, buf, 1, 1);
         }
     }
