@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import build_parser, main
-from table_controller.cli.table import TerminalReport, plural, routed_logs, store_path
+from table_controller.cli.table import TerminalReport, routed_logs, store_path
 from table_controller.config import Config, default_database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -356,8 +356,26 @@ def test_the_terminal_names_players_never_0_based_seats():
     ]
 
 
+@pytest.mark.parametrize("locale, expected", [
+    ("C.UTF-8", ["--names gives 0 names for 2 players", "--names gives 1 name for 2 players",
+                 "--names gives 2 names for 3 players"]),
+    ("it_IT.UTF-8", ["--names dà 0 nomi per 2 giocatori", "--names dà 1 nome per 2 giocatori",
+                     "--names dà 2 nomi per 3 giocatori"]),
+    ("fr_FR.UTF-8", ["--names donne 0 nom pour 2 joueurs", "--names donne 1 nom pour 2 joueurs",
+                     "--names donne 2 noms pour 3 joueurs"]),  # French: 0 is one
+])
+def test_counts_agree_in_the_terminals_language(monkeypatch, locale, expected):
+    from table_controller.cli.common import _tn
+
+    monkeypatch.setenv("LANG", locale)
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    assert [_tn("--names gives {n} name for {players} players",
+                "--names gives {n} names for {players} players", n, players=p)
+            for n, p in ((0, 2), (1, 2), (2, 3))] == expected
+
+
 def test_english_counts_agree():
-    assert [plural(n, "hand") for n in (0, 1, 2)] == ["0 hands", "1 hand", "2 hands"]
     from table_controller.cli.table import joined
     assert joined(["Ada"]) == "Ada" and joined(["Ada", "Carla"]) == "Ada and Carla"
     assert joined(["A", "B", "C"]) == "A, B and C"

@@ -18,7 +18,7 @@ import os
 import sys
 
 from table_controller.cli import club, dashboard, firmware, referee, table, video, vision
-from table_controller.cli.common import PROG, Parser, fail
+from table_controller.cli.common import PROG, Parser, _t, fail
 
 # In the order the commands appear in --help.
 COMMAND_MODULES = (referee, table, vision, firmware, dashboard, club)
@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
-        print(f"\n{PROG} {args.command}: stopped (Ctrl-C)", file=sys.stderr, flush=True)
+        print(f"\n{PROG} {args.command}: " + _t("stopped (Ctrl-C)"), file=sys.stderr,
+              flush=True)
         return 130
     except BrokenPipeError:
         return 0

@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+from table_controller.cli.common import _t, fail
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -51,26 +53,31 @@ def _settings(args: argparse.Namespace) -> dict:
         try:
             data = tomllib.loads(args.config.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise ValueError(f"{args.config}: no such configuration file") from None
+            raise ValueError(_t("{path}: no such configuration file",
+                                path=args.config)) from None
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise ValueError(f"{args.config}: cannot read: {exc}") from None
+            raise ValueError(_t("{path}: cannot read: {problem}", path=args.config,
+                                problem=exc)) from None
         section = data.get("club")
         if not isinstance(section, dict):
-            raise ValueError(f"{args.config}: no [club] section")
+            raise ValueError(_t("{path}: no [club] section", path=args.config))
         for key, value in section.items():
             if key not in ("broker", "club", "table", "username", "password",
                            "password_file"):
-                raise ValueError(f"{args.config}: [club] {key}: unknown key (misspelt?)")
+                raise ValueError(_t("{path}: [club] {key}: unknown key (misspelt?)",
+                                    path=args.config, key=key))
             if not isinstance(value, str):
-                raise ValueError(f"{args.config}: [club] {key}: expected a string, "
-                                 f"got {value!r}")
+                raise ValueError(_t("{path}: [club] {key}: expected a string, got {value}",
+                                    path=args.config, key=key, value=repr(value)))
         if "password_file" in section:
             try:
                 section["password"] = Path(section["password_file"]).read_text(
                     encoding="utf-8").strip()
             except OSError as exc:
-                raise ValueError(f"{args.config}: [club] password_file: cannot read "
-                                 f"{section['password_file']}: {exc.strerror}") from None
+                raise ValueError(_t("{path}: [club] password_file: cannot read {file}: "
+                                    "{problem}", path=args.config,
+                                    file=section["password_file"],
+                                    problem=exc.strerror)) from None
         out.update({k: section.get(k) for k in out if section.get(k) is not None})
         where = f"{args.config}: [club] "
     else:
@@ -82,13 +89,14 @@ def _settings(args: argparse.Namespace) -> dict:
         try:
             out["password"] = args.password_file.read_text(encoding="utf-8").strip()
         except OSError as exc:
-            raise ValueError(f"--password-file: cannot read {args.password_file}: "
-                             f"{exc.strerror}") from None
+            raise ValueError(_t("--password-file: cannot read {file}: {problem}",
+                                file=args.password_file, problem=exc.strerror)) from None
     elif out["password"] is None and os.environ.get("BRISCOLA_CLUB_PASSWORD"):
         out["password"] = os.environ["BRISCOLA_CLUB_PASSWORD"]
     for key in ("broker", "club"):
         if not out[key]:
-            raise ValueError(f"--{key} (or {key} in a --config file's [club]) is required")
+            raise ValueError(_t("--{key} (or {key} in a --config file's [club]) is required",
+                                key=key))
     name = "--broker" if args.broker is not None else f"{where}broker"
     try:
         out["host"], out["port"] = parse_broker(out["broker"])
@@ -96,15 +104,13 @@ def _settings(args: argparse.Namespace) -> dict:
         raise ValueError(f"{name}: {exc}") from None
     if not TOPIC_NAME.fullmatch(out["club"]):
         name = "--club" if args.club is not None else f"{where}club"
-        raise ValueError(f"{name}: expected 1 to 32 letters, digits, - or _, got "
-                         f"{out['club'][:40]!r}")
+        raise ValueError(_t("{name}: expected 1 to 32 letters, digits, - or _, got {value}",
+                            name=name, value=repr(out["club"][:40])))
     return out
 
 
 def run(args: argparse.Namespace) -> int:
     import logging
-
-    from table_controller.cli.common import fail
 
     try:
         settings = _settings(args)

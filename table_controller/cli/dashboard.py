@@ -8,6 +8,8 @@ import signal
 import sys
 from pathlib import Path
 
+from table_controller.cli.common import _t, fail
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -58,18 +60,16 @@ def run(args: argparse.Namespace) -> int:
         try:
             sock, _ = listen(args.host, args.port)
         except ListenError as exc:
-            print(f"briscola-table dashboard: {exc}", file=sys.stderr)
-            return 2
+            return fail("dashboard", str(exc))
     if args.db is None:
         args.db = store_path(Config())  # the user's data folder, made when missing
     try:
         store = open_store(args.db, reset_damaged=args.reset_store)
     except StoreDamaged as exc:
-        print(f"briscola-table dashboard: {exc}", file=sys.stderr)
-        return 2
+        return fail("dashboard", str(exc))
     except (StoreError, OSError) as exc:
-        print(f"briscola-table dashboard: cannot open {args.db}: {exc}", file=sys.stderr)
-        return 2
+        return fail("dashboard", _t("cannot open {path}: {problem}", path=args.db,
+                                    problem=exc))
     if args.set_pin:
         try:
             return _set_pin(store)
@@ -81,9 +81,8 @@ def run(args: argparse.Namespace) -> int:
     from web_dashboard.qr import ANY_ADDRESS, lan_address, phone_url
 
     if (args.cert is None) != (args.key is None):
-        print("briscola-table dashboard: --cert and --key go together", file=sys.stderr)
         store.close()
-        return 2
+        return fail("dashboard", _t("--cert and --key go together"))
     ssl_context = None
     if args.cert:
         import ssl
@@ -91,10 +90,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             ssl_context.load_cert_chain(args.cert, args.key)
         except (OSError, ssl.SSLError) as exc:
-            print(f"briscola-table dashboard: cannot use {args.cert} / {args.key}: {exc}",
-                  file=sys.stderr)
             store.close()
-            return 2
+            return fail("dashboard", _t("cannot use {cert} / {key}: {problem}",
+                                        cert=args.cert, key=args.key, problem=exc))
     config: dict = {"DATABASE": str(args.db), "PROXY_HOPS": max(0, args.proxy_hops)}
     if args.cert:
         config["SESSION_COOKIE_SECURE"] = True
@@ -114,8 +112,7 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(config, store=store)  # resumes the match in progress
     except StoreError as exc:
         store.close()
-        print(f"briscola-table dashboard: {exc}", file=sys.stderr)
-        return 2
+        return fail("dashboard", str(exc))
     for note in store.notes:  # a damaged file set aside, replayed verdicts that changed
         print(f"briscola-table dashboard: {note}", file=sys.stderr, flush=True)
     if args.demo:
@@ -127,11 +124,11 @@ def run(args: argparse.Namespace) -> int:
     shown = config.get("PUBLIC_URL") or phone_url(args.host, port, scheme)
     if not app.config.get("TRUSTED_HOSTS"):  # else the page follows the Host it was sent
         app.config["PUBLIC_URL"] = shown  # the page's QR code shows the same address
-    print(f"briscola-table dashboard on {shown} (Ctrl-C to stop); store: {args.db}",
-          flush=True)
+    print(_t("briscola-table dashboard on {url} (Ctrl-C to stop); store: {path}", url=shown,
+             path=args.db), flush=True)
     if not app.extensions["pin"].is_set:
-        print("no PIN yet: open the dashboard and set it on the setup page, or run "
-              "'briscola-table dashboard --set-pin'", flush=True)
+        print(_t("no PIN yet: open the dashboard and set it on the setup page, or run "
+                 "'briscola-table dashboard --set-pin'"), flush=True)
     if sys.stdout.isatty():  # the code the phones scan, as the demo shows it (not in logs)
         from table_controller.cli.table import _terminal_qr
 
@@ -156,14 +153,12 @@ def run(args: argparse.Namespace) -> int:
 def _set_pin(store) -> int:
     from web_dashboard.security import PinGuard
 
-    pin = getpass.getpass("New table PIN (4-12 digits): ")
-    if pin != getpass.getpass("Repeat it: "):
-        print("briscola-table dashboard: the two PINs differ", file=sys.stderr)
-        return 2
+    pin = getpass.getpass(_t("New table PIN (4-12 digits): "))
+    if pin != getpass.getpass(_t("Repeat it: ")):
+        return fail("dashboard", _t("the two PINs differ"))
     try:
         PinGuard(store).set(pin)
     except ValueError as exc:
-        print(f"briscola-table dashboard: {exc}", file=sys.stderr)
-        return 2
-    print("PIN saved")
+        return fail("dashboard", str(exc))
+    print(_t("PIN saved"))
     return 0

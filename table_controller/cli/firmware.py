@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from table_controller.cli.common import _t, fail
 
 
 def _probability(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a number") from None
+        raise argparse.ArgumentTypeError(
+            _t("{value} is not a number", value=repr(text[:20]))) from None
     if not 0 <= value <= 1:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"{text[:20]} is not a probability 0-1")
+        raise argparse.ArgumentTypeError(
+            _t("{value} is not a probability 0-1", value=text[:20]))
     return value
 
 
@@ -21,9 +24,10 @@ def _scale(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(
+            _t("{value} is not a whole number", value=repr(text[:20]))) from None
     if not 1 <= value <= 16:
-        raise argparse.ArgumentTypeError(f"{value} is not 1-16")
+        raise argparse.ArgumentTypeError(_t("{value} is not 1-16", value=value))
     return value
 
 
@@ -75,8 +79,8 @@ def run_emulator(args: argparse.Namespace) -> int:
     try:
         emu = Emulator(args.link, flip=args.flip, drop=args.drop, pace_baud=args.pace).start()
     except BuildError as exc:
-        print(f"briscola-table emulator: {exc}", file=sys.stderr)
-        return 1
+        fail("emulator", str(exc))
+        return 1  # not the input: the machine cannot build the firmware
     print(f"board emulator on {emu.port} -> {emu.pty}", flush=True)
 
     def stop(signum, frame):

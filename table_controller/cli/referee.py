@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from table_controller.cli.common import _t, _tn, fail
 from table_controller.engine.events import Event
 from table_controller.engine.record import (
     MAX_HEADER_VALUE,
@@ -55,8 +56,7 @@ def _die(message: str) -> int:
     message = " ".join(str(message).split())
     if len(message) > 300:
         message = message[:297] + "..."
-    print(f"briscola-table referee: {message}", file=sys.stderr)
-    return 2
+    return fail("referee", message)
 
 
 def read_events(text: str) -> tuple[list[tuple[object, int | None]], list[str] | None]:
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if video is not None:
         return args.video_handler(args)
     if args.events is None:
-        return _die("give --events FILE (JSON Lines events or a game record)")
+        return _die(_t("give --events FILE (JSON Lines events or a game record)"))
     try:
         if str(args.events) == "-":
             text = sys.stdin.read(MAX_INPUT_CHARS + 1)
@@ -90,16 +90,17 @@ def run(args: argparse.Namespace) -> int:
             with args.events.open(encoding="utf-8") as f:
                 text = f.read(MAX_INPUT_CHARS + 1)
     except FileNotFoundError:
-        return _die(f"no such file: {args.events}")
+        return _die(_t("no such file: {path}", path=args.events))
     except IsADirectoryError:
-        return _die(f"{args.events} is a directory, not an events file")
+        return _die(_t("{path} is a directory, not an events file", path=args.events))
     except (OSError, UnicodeDecodeError) as exc:
-        return _die(f"cannot read {args.events}: {exc}")
+        return _die(_t("cannot read {path}: {problem}", path=args.events, problem=exc))
     if len(text) > MAX_INPUT_CHARS:
-        return _die(f"{args.events} is over {MAX_INPUT_CHARS // 2**20} MiB: not an events "
-                    "file or a game record")
+        return _die(_t("{path} is over {n} MiB: not an events file or a game record",
+                       path=args.events, n=MAX_INPUT_CHARS // 2**20))
     if "\x00" in text:
-        return _die(f"{args.events} holds NUL bytes: not an events file or a game record")
+        return _die(_t("{path} holds NUL bytes: not an events file or a game record",
+                       path=args.events))
     try:
         referee = Referee(players=args.players, variants=tuple(args.variants),
                           match=args.match, dealer=args.dealer)
@@ -110,18 +111,21 @@ def run(args: argparse.Namespace) -> int:
     except RecordError as exc:
         return _die(f"{args.events}: {exc}")
     if not items:
-        return _die(f"{args.events} holds no events: an empty file")
+        return _die(_t("{path} holds no events: an empty file", path=args.events))
     referee_items(referee, items)
     if not referee.hands:  # every line refused: nothing was refereed, nothing to write
         first = referee.violations[0] if referee.violations else None
-        why = f" (line {first.line}: {first.message})" if first is not None else ""
-        return _die(f"{args.events}: no hand could be started from its {len(items)} "
-                    f"event{'s' * (len(items) != 1)}{why}")
+        why = _t(" (line {line}: {problem})", line=first.line, problem=first.message) \
+            if first is not None else ""
+        return _die(_tn("{path}: no hand could be started from its {n} event",
+                        "{path}: no hand could be started from its {n} events", len(items),
+                        path=args.events) + why)
     given = len(args.names.split(",")) if args.names else 0
     players = referee.hands[0].players if referee.hands else args.players
     if given and given != players:  # said before any account is printed or written
-        return _die(f"--names gives {given} name{'s' * (given != 1)} for the file's "
-                    f"{players} players")
+        return _die(_tn("--names gives {n} name for the file's {players} players",
+                        "--names gives {n} names for the file's {players} players", given,
+                        players=players))
     if names and not args.names:
         args.name_list = names  # as the record gives them: commas and all
     return report(referee, args)
@@ -134,9 +138,9 @@ def report(referee: Referee, args: argparse.Namespace) -> int:
         try:  # bytes that were not UTF-8 on the command line arrive as lone surrogates
             args.names.encode("utf-8")
         except UnicodeEncodeError:
-            return _die("--names must be UTF-8 text")
+            return _die(_t("--names must be UTF-8 text"))
         if any(len(n) > MAX_HEADER_VALUE for n in names):
-            return _die(f"a name in --names is at most {MAX_HEADER_VALUE} characters")
+            return _die(_t("a name in --names is at most {n} characters", n=MAX_HEADER_VALUE))
     doc = match_report(referee)
     if args.json:
         json.dump(doc, sys.stdout, ensure_ascii=False)
@@ -147,7 +151,8 @@ def report(referee: Referee, args: argparse.Namespace) -> int:
         try:
             args.record_out.write_text(dumps(match_records(referee, names)), encoding="utf-8")
         except OSError as exc:
-            return _die(f"cannot write {args.record_out}: {exc}")
+            return _die(_t("cannot write {path}: {problem}", path=args.record_out,
+                           problem=exc.strerror or exc))
     return 0
 
 

@@ -14,27 +14,27 @@ import time
 from pathlib import Path
 from typing import Any
 
-from table_controller.cli.common import fail
+from table_controller.cli.common import N_, _t, _tn, fail, terminal_language
 from table_controller.config import default_database
 from table_controller.engine.referee import Decision
 
-FAULTS = {
-    "out_of_turn": "a player plays before their turn, then takes the card back: the "
-                   "referee refuses it (NOT YOUR TURN) and the hand goes on",
-    "wrong_zone": "a played card is knocked into the next player's zone, then put back: "
-                  "no new play, nothing refused",
-    "taken_back": "a player lays a card, takes it back, then plays it again: the first "
-                  "play is undone",
-    "cover": "a hand rests over a played card for a second: the table must not take the "
-             "hand for a card, nothing is reported",
+FAULTS = {  # in --help (English) and, translated, in the demo's opening lines
+    "out_of_turn": N_("a player plays before their turn, then takes the card back: the "
+                      "referee refuses it (NOT YOUR TURN) and the hand goes on"),
+    "wrong_zone": N_("a played card is knocked into the next player's zone, then put back: "
+                     "no new play, nothing refused"),
+    "taken_back": N_("a player lays a card, takes it back, then plays it again: the first "
+                     "play is undone"),
+    "cover": N_("a hand rests over a played card for a second: the table must not take the "
+                "hand for a card, nothing is reported"),
 }
 
 
 STAGED = {  # the moment a fault is staged, as the terminal tells it
-    "out_of_turn": "{who} plays {card} before their turn",
-    "wrong_zone": "{card} is knocked into {who}'s zone, and put back",
-    "taken_back": "{who} lays {card} and takes it back",
-    "cover": "a hand rests over {who}'s {card}",
+    "out_of_turn": N_("{who} plays {card} before their turn"),
+    "wrong_zone": N_("{card} is knocked into {who}'s zone, and put back"),
+    "taken_back": N_("{who} lays {card} and takes it back"),
+    "cover": N_("a hand rests over {who}'s {card}"),
 }
 
 
@@ -45,9 +45,10 @@ def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a number of seconds") from None
+        raise argparse.ArgumentTypeError(
+            _t("{value} is not a number of seconds", value=repr(text[:20]))) from None
     if not 0 <= value <= 600:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(f"{text[:20]} is not 0-600 seconds")
+        raise argparse.ArgumentTypeError(_t("{value} is not 0-600 seconds", value=text[:20]))
     return value
 
 
@@ -57,9 +58,10 @@ def port_number(text: str) -> int:
     try:
         port = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a port number") from None
+        raise argparse.ArgumentTypeError(
+            _t("{value} is not a port number", value=repr(text[:20]))) from None
     if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port {port} is not 1-65535")
+        raise argparse.ArgumentTypeError(_t("port {port} is not 1-65535", port=port))
     return port
 
 
@@ -180,7 +182,8 @@ def backup(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             return _store_refused("backup", exc)
     if not db.is_file():
-        return _store_refused("backup", f"no store at {db} (give --db FILE or --config)")
+        return _store_refused("backup", _t("no store at {path} (give --db FILE or --config)",
+                                           path=db))
     try:
         store = Store(db)  # checks it whole first: a damaged store is not copied
         try:
@@ -197,34 +200,11 @@ def backup(args: argparse.Namespace) -> int:
 # -- terminal account -------------------------------------------------------------------
 
 
-def plural(n: int, one: str, many: str | None = None) -> str:
-    """"1 hand", "2 hands": the count with the word that agrees with it (English: the
-    command's own refusals; what the terminal tells of the match is translated)."""
-    return f"{n} {one if n == 1 else (many or one + 's')}"
-
-
 def joined(names: list[str], lang: str = "en") -> str:
     """"Ada", "Ada and Carla", "Ada, Bruno and Carla" (in ``lang``)."""
     from web_dashboard.i18n import joined as joined_in
 
     return joined_in(lang, names)
-
-
-def terminal_language(environ: dict[str, str] | None = None) -> str:
-    """The terminal speaks its user's language, as gettext programs do: LANGUAGE,
-    LC_ALL, LC_MESSAGES, LANG (it, en or fr); English otherwise (C, POSIX, unset)."""
-    import os
-
-    from web_dashboard.i18n import LANGUAGES
-
-    env = os.environ if environ is None else environ
-    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
-        for value in (env.get(var) or "").split(":"):
-            if value[:2].lower() in LANGUAGES:
-                return value[:2].lower()
-            if value:  # the first one set decides, as in gettext
-                return "en"
-    return "en"
 
 
 class TerminalReport:
@@ -462,21 +442,47 @@ class routed_logs:
         web.setLevel(self.saved[1])
 
 
-def _terminal_qr(url: str, out=None) -> None:
+# Black on white, set explicitly: a code drawn in the terminal's own colours is inverted
+# on a dark terminal or a light one, and most phones' readers cannot read it inverted.
+QR_COLOURS = "\033[30;47m"
+QR_RESET = "\033[0m"
+QR_QUIET = 4  # modules of light margin all round, as the standard asks
+# Two modules a character, top and bottom (1 dark): the dark ones in the foreground.
+QR_BLOCKS = {(1, 1): "\u2588", (1, 0): "\u2580", (0, 1): "\u2584", (0, 0): " "}
+
+
+def terminal_qr_text(url: str) -> str | None:
+    """``url``'s QR code as lines of half blocks in explicit colours, with its quiet
+    zone, readable on light and dark terminals alike; None without segno."""
     try:
         import segno
     except ImportError:
-        return
-    segno.make(url, error="l").terminal(out=out, compact=True)
+        return None
+    rows = [list(r) for r in segno.make(url, error="l").matrix_iter(scale=1, border=QR_QUIET)]
+    if len(rows) % 2:
+        rows.append([0] * len(rows[0]))  # one more light row: the quiet zone only grows
+    return "".join(QR_COLOURS + "".join(QR_BLOCKS[pair] for pair in zip(top, bottom,
+                                                                         strict=True))
+                   + QR_RESET + "\n" for top, bottom in zip(rows[::2], rows[1::2], strict=True))
 
 
-def _for_phones(url: str) -> str:
-    """The dashboard's address, and who can open it."""
+def _terminal_qr(url: str, out=None) -> None:
+    text = terminal_qr_text(url)
+    if text is not None:
+        stream = out if out is not None else sys.stdout
+        stream.write(text)
+        stream.flush()
+
+
+def _for_phones(url: str, lang: str = "en") -> str:
+    """The dashboard's address, and who can open it (in ``lang``)."""
     from urllib.parse import urlsplit
 
+    from web_dashboard.i18n import tr
+
     if urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1"):
-        return f"{url} (this machine only: --host 0.0.0.0 lets phones join)"
-    return f"{url} (phones on this network: scan the code)"
+        return tr(lang, "{url} (this machine only: --host 0.0.0.0 lets phones join)", url=url)
+    return tr(lang, "{url} (phones on this network: scan the code)", url=url)
 
 
 def _stop_on_signals(stop: threading.Event) -> None:
@@ -541,11 +547,12 @@ def demo(args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.names.split(",")] if args.names else \
         ["Ada", "Bruno", "Carla", "Dario", "Elena", "Fabio"][:args.players]
     if len(names) != args.players or not all(names):
-        return fail("demo", f"--names gives {plural(len([n for n in names if n]), 'name')} "
-                            f"for {args.players} players")
+        return fail("demo", _tn("--names gives {n} name for {players} players",
+                                "--names gives {n} names for {players} players",
+                                len([n for n in names if n]), players=args.players))
     if args.players == 5 and args.variants:
-        return fail("demo", "Briscola chiamata (5 players) has no face-up card to swap: "
-                            "no --variant")
+        return fail("demo", _t("Briscola chiamata (5 players) has no face-up card to swap: "
+                               "no --variant"))
     # The display's PNG and the match's store live here for the demo's time only.
     with tempfile.TemporaryDirectory(prefix="briscola-demo-") as workdir:
         return _demo(args, names, Path(workdir))
@@ -599,15 +606,22 @@ def _play_demo(args: argparse.Namespace, sim: Any, table: Any, report: TerminalR
                names: list[str], seed: int, workdir: Path, stop: threading.Event,
                paced: Any) -> int:
     controller = table.controller
-    print(f"briscola-table demo: {args.players} players, best of {args.match}, seed {seed}"
-          f"{', variants ' + ' '.join(args.variants) if args.variants else ''}")
+    _t = report._t  # the terminal's language, and the setup page's once one is chosen
+    opening = report._tn("briscola-table demo: {n} player, best of {match}, seed {seed}",
+                         "briscola-table demo: {n} players, best of {match}, seed {seed}",
+                         args.players, match=args.match, seed=seed)
+    if args.variants:
+        opening += _t(", variants {variants}", variants=" ".join(args.variants))
+    print(opening)
     for fault in dict.fromkeys(args.faults):
-        print(f"  staged once per hand, {fault}: {FAULTS[fault]}")
+        print("  " + _t("staged once per hand, {fault}: {what}", fault=fault,
+                        what=_t(FAULTS[fault])))
     for note in table.notes:
         print(f"  {note}")
-    print(f"  the table's display is drawn to {workdir / 'display.png'} (removed at the end)")
+    print("  " + _t("the table's display is drawn to {path} (removed at the end)",
+                    path=workdir / "display.png"))
     if table.url:
-        print(f"  dashboard: {_for_phones(table.url)}")
+        print("  " + _t("dashboard: {where}", where=_for_phones(table.url, report.lang)))
         _terminal_qr(table.url)
     referee = controller.referee
     controller.submit({"type": "hand", "players": args.players,
@@ -623,9 +637,10 @@ def _play_demo(args: argparse.Namespace, sim: Any, table: Any, report: TerminalR
     report.end_bar()
     if stop.is_set():
         return _stopped(controller, names, report, getattr(stop, "by", "ctrl-c"))
-    ok = _final_account(controller, sim, names, elapsed)
+    ok = _final_account(controller, sim, names, elapsed, report)
     if table.url and not args.quit and not args.fast:
-        print(f"The match is over; the dashboard stays at {table.url} (Ctrl-C to quit).")
+        print(report._t("The match is over; the dashboard stays at {url} (Ctrl-C to quit).",
+                        url=table.url))
         while not stop.wait(0.5):
             controller.run_commands()
     return 0 if ok else 1
@@ -703,8 +718,8 @@ def _answering(rendered, sim: Any, controller: Any, report: Any, names: list[str
         while told < len(staged):
             f = staged[told]
             told += 1
-            report.say("  (staged: " + STAGED[str(f.fault)].format(
-                who=report.name(f.seat), card=f.card) + ")")
+            report.say("  " + report._t("(staged: {what})", what=report._t(
+                STAGED[str(f.fault)], who=report.name(f.seat), card=f.card)))
         holds = getattr(controller.tracker, "holds", None) or {}
         for zone in [z for z in since if z not in holds]:
             del since[zone]
@@ -715,9 +730,13 @@ def _answering(rendered, sim: Any, controller: Any, report: Any, names: list[str
             truth = sim.truth_observation(spec).zones.get(zone)
             if truth is None or truth.content in (None, "back"):
                 continue
-            who = "the briscola" if hold.seat is None else f"{names[hold.seat]}'s card"
-            report.say(f"  ? {who} was not recognised: named on the phone as "
-                       f"{truth.content}")
+            if hold.seat is None:
+                said = report._t("the briscola was not recognised: named on the phone as "
+                                 "{card}", card=truth.content)
+            else:
+                said = report._t("{name}'s card was not recognised: named on the phone as "
+                                 "{card}", name=names[hold.seat], card=truth.content)
+            report.say("  ? " + said)
             controller.command("pick", {"zone": zone, "card": truth.content})
         for event in spec.spoken:
             # What the camera cannot see is entered on the phone: with no stock the next
@@ -725,26 +744,35 @@ def _answering(rendered, sim: Any, controller: Any, report: Any, names: list[str
             if event["type"] == "hand":
                 controller.command("new_hand")
             elif event["type"] == "call":
-                report.say(f"  the auction, entered on the phone: "
-                           f"{names[event['seat']]} calls {event['card']} for "
-                           f"{event['points']}")
+                report.say("  " + report._t(
+                    "the auction, entered on the phone: {name} calls {card} for {points}",
+                    name=names[event["seat"]], card=event["card"], points=event["points"]))
                 controller.command("call", {k: event[k] for k in ("seat", "card", "points")})
         yield spec.t, img
 
 
-def _final_account(controller: Any, sim: Any, names: list[str], elapsed: float) -> bool:
+def _final_account(controller: Any, sim: Any, names: list[str], elapsed: float,
+                   report: TerminalReport) -> bool:
     ref = controller.referee
     standing = ref.standing()
     stats = controller.stats
-    print(f"Match over in {elapsed:.1f} s ({stats.frames} frames, "
-          f"{stats.frames / max(elapsed, 1e-6):.0f} frames/s): hands won "
-          + ", ".join(f"{names[s]} {w}" for s, w in enumerate(standing.hands_won)))
+    print(report._tn(
+        "Match over in {s} s ({n} frame, {fps} frames/s): hands won {won}",
+        "Match over in {s} s ({n} frames, {fps} frames/s): hands won {won}", stats.frames,
+        s=f"{elapsed:.1f}", fps=f"{stats.frames / max(elapsed, 1e-6):.0f}",
+        won=", ".join(f"{names[s]} {w}" for s, w in enumerate(standing.hands_won))))
     if standing.winner is not None:
-        print(f"The match goes to {joined([names[s] for s in standing.winners])}.")
+        print(report._t("The match goes to {names}.", names=joined(
+            [names[s] for s in standing.winners], report.lang)))
     agree = [h.points == bot.points for h, bot in zip(ref.hands, sim.hands, strict=False)]
     ok = len(ref.hands) == len(sim.hands) and all(agree)
-    print(f"The referee {'agrees' if ok else 'DISAGREES'} with the simulator's ground truth "
-          f"({sum(agree)} of {plural(len(sim.hands), 'hand')}).")
+    print(report._tn(
+        "The referee agrees with the simulator's ground truth ({agree} of {n} hand).",
+        "The referee agrees with the simulator's ground truth ({agree} of {n} hands).",
+        len(sim.hands), agree=sum(agree)) if ok else report._tn(
+        "The referee DISAGREES with the simulator's ground truth ({agree} of {n} hand).",
+        "The referee DISAGREES with the simulator's ground truth ({agree} of {n} hands).",
+        len(sim.hands), agree=sum(agree)))
     return ok
 
 
@@ -782,11 +810,11 @@ def run(args: argparse.Namespace) -> int:
         config.table.name(s) for s in range(config.table.players)])
     controller.listeners.append(report)
     table.on_language.append(report.set_language)
-    print(f"store: {db}")
+    print(report._t("store: {path}", path=db))
     for note in table.notes:
         print(note)
     if table.url:
-        print(f"dashboard: {_for_phones(table.url)}")
+        print(report._t("dashboard: {where}", where=_for_phones(table.url, report.lang)))
         if sys.stdout.isatty():  # not into the service's journal
             _terminal_qr(table.url)
     if controller.referee.hand is None:
@@ -819,11 +847,11 @@ def run(args: argparse.Namespace) -> int:
 
         if not isinstance(exc, SourceError):
             raise
-        return fail("run", f"[camera] source: {exc}")
+        return fail("run", _t("[camera] source: {problem}", problem=exc))
     finally:
         table.close()
     if stop.is_set():
-        print("stopped: everything is stored; the hand goes on where it was at the next "
-              "start", flush=True)
+        print(report._t("stopped: everything is stored; the hand goes on where it was at "
+                        "the next start"), flush=True)
         return 130
     return 0

@@ -20,6 +20,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from table_controller.cli.common import _t, _tn
+from table_controller.cli.referee import _die
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("refereeing a video")
@@ -45,25 +48,23 @@ def parse_call(text: str, players: int) -> dict[str, Any]:
 
     parts = text.strip().split(":")
     if len(parts) not in (2, 3):
-        raise ValueError(f"--call {text!r}: expected SEAT:CARD[:BID], such as 2:1d:70")
+        raise ValueError(_t("--call {call}: expected SEAT:CARD[:BID], such as 2:1d:70",
+                            call=repr(text)))
     seat, card, bid = parts[0].strip(), parts[1].strip(), (parts[2:] or [str(DEFAULT_BID)])[0]
     if not (seat.isascii() and seat.isdigit()) or not 0 <= int(seat) < players:
-        raise ValueError(f"--call {text!r}: the seat is 0-{players - 1} (counted from 0, "
-                         "as in --dealer: P1 is 0)")
+        raise ValueError(_t("--call {call}: SEAT is 0-{last} (counted from 0, as in "
+                            "--dealer: P1 is 0)", call=repr(text), last=players - 1))
     try:
         code = str(Card.parse(card))
     except ValueError:
-        raise ValueError(f"--call {text!r}: {card!r} is not a card code such as 1d "
-                         "(rank 1-10, suit d, c, s or b)") from None
+        raise ValueError(_t("--call {call}: {card} is not a card code such as 1d "
+                            "(rank 1-10, suit d, c, s or b)", call=repr(text),
+                            card=repr(card))) from None
     bid = bid.strip()
     if not (bid.isascii() and bid.isdigit()) or not DEFAULT_BID <= int(bid) <= 120:
-        raise ValueError(f"--call {text!r}: the bid is {DEFAULT_BID}-120 points")
+        raise ValueError(_t("--call {call}: the bid is {least}-120 points", call=repr(text),
+                            least=DEFAULT_BID))
     return {"type": "call", "seat": int(seat), "card": code, "points": int(bid)}
-
-
-def _die(message: str) -> int:
-    print(f"briscola-table referee: {message}", file=sys.stderr)
-    return 2
 
 
 def run_video(args: argparse.Namespace) -> int:
@@ -76,7 +77,7 @@ def run_video(args: argparse.Namespace) -> int:
     from table_controller.engine.referee import Referee
 
     if not args.video.is_file():
-        return _die(f"no such video: {args.video}")
+        return _die(_t("no such video: {path}", path=args.video))
     try:
         config = load_config(args.config)
     except ConfigError as exc:
@@ -91,11 +92,12 @@ def run_video(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _die(str(exc))
     if calls and table.players != 5:
-        return _die(f"--call is for Briscola chiamata (5 players), not {table.players}")
+        return _die(_t("--call is for Briscola chiamata (5 players), not {players}",
+                       players=table.players))
     if table.players == 5 and not calls:
-        return _die("a 5-player video is Briscola chiamata, whose spoken auction no camera "
-                    "sees: give its result with --call SEAT:CARD[:BID], e.g. --call 2:1d:70 "
-                    "(SEAT counted from 0, as in --dealer)")
+        return _die(_t("a 5-player video is Briscola chiamata, whose spoken auction no "
+                       "camera sees: give its result with --call SEAT:CARD[:BID], e.g. "
+                       "--call 2:1d:70 (SEAT counted from 0, as in --dealer)"))
     referee = Referee(players=table.players, variants=variants, match=args.match,
                       dealer=dealer)
 
@@ -135,7 +137,7 @@ def run_video(args: argparse.Namespace) -> int:
 
     spoken(first)
     if calls and (why := spoken(dict(calls.pop(0), t=0.0))):
-        return _die(f"--call {args.calls[0]!r}: {why}")
+        return _die(_t("--call {call}: {problem}", call=repr(args.calls[0]), problem=why))
     from vision.sources import SourceError
 
     try:
@@ -155,22 +157,26 @@ def run_video(args: argparse.Namespace) -> int:
                               "t": round(t, 3)}) or spoken(
                     dict(calls.pop(0), t=round(t, 3)))
                 if why:
-                    return _die(f"--call {text!r}: {why}")
+                    return _die(_t("--call {call}: {problem}", call=repr(text),
+                                   problem=why))
     except (OSError, SourceError) as exc:
         return _die(f"{args.video}: {exc}")
     if controller.stats.frames == 0:
-        return _die(f"{args.video}: no frame could be read")
+        return _die(_t("{path}: no frame could be read", path=args.video))
     if calls:  # said, not refused: a recording may stop before its last hand
         hands = len(controller.referee.hands)
-        print(f"briscola-table referee: note: {len(calls)} --call not used (the video "
-              f"shows {hands} hand{'s' * (hands != 1)}): "
-              + ", ".join(args.calls[-len(calls):]), file=sys.stderr)
+        print("briscola-table referee: " + _tn(
+            "note: {n} --call not used (the video shows {hands}): {calls}",
+            "note: {n} --call not used (the video shows {hands}): {calls}", len(calls),
+            hands=_tn("{n} hand", "{n} hands", hands),
+            calls=", ".join(args.calls[-len(calls):])), file=sys.stderr)
     if args.events_out:
         try:
             args.events_out.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n"
                                                for e in events_out), encoding="utf-8")
         except OSError as exc:
-            return _die(f"cannot write {args.events_out}: {exc}")
+            return _die(_t("cannot write {path}: {problem}", path=args.events_out,
+                           problem=exc.strerror or exc))
     if not args.names and table.names:
         args.names = ",".join(table.names)
     return report(controller.referee, args)

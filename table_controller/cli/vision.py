@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from table_controller.cli.common import fail
+from table_controller.cli.common import N_, _t, fail
 
 MAT_SIZES = ("A3", "A2")
 DPI_RANGE = (10, 600)  # 0 and below draw nothing; above 600 dpi a Pi runs out of memory
@@ -22,16 +22,19 @@ def _dpi(text: str) -> float:
     try:
         dpi = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a number") from None
+        raise argparse.ArgumentTypeError(
+            _t("{value} is not a number", value=repr(text[:20]))) from None
     lo, hi = DPI_RANGE
     if not lo <= dpi <= hi:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(f"{text[:20]} is not {lo}-{hi} dots per inch")
+        raise argparse.ArgumentTypeError(_t("{value} is not {lo}-{hi} dots per inch",
+                                            value=text[:20], lo=lo, hi=hi))
     return dpi
 
 
 def _paper(text: str) -> str:
     if text.upper() not in MAT_SIZES:
-        raise argparse.ArgumentTypeError(f"unknown mat size {text[:20]!r}: use A3 or A2")
+        raise argparse.ArgumentTypeError(
+            _t("unknown mat size {value}: use A3 or A2", value=repr(text[:20])))
     return text.upper()
 
 
@@ -91,22 +94,23 @@ def _output_problem(path: str | Path, suffixes: tuple[str, ...]) -> str | None:
     """Why ``path`` cannot be written, checked before any work is done; None if it can."""
     path = Path(path)
     if path.suffix.lower() not in suffixes:
-        ends = suffixes[0] if len(suffixes) == 1 else \
-            ", ".join(suffixes[:-1]) + " or " + suffixes[-1]
-        return f"cannot write {path}: the name must end in {ends}"
+        ends = suffixes[0] if len(suffixes) == 1 else _t(
+            "{names} or {last}", names=", ".join(suffixes[:-1]), last=suffixes[-1])
+        return _t("cannot write {path}: the name must end in {ends}", path=path, ends=ends)
     if path.is_dir():
-        return f"cannot write {path}: it is a folder"
+        return _t("cannot write {path}: it is a folder", path=path)
     folder = path.parent
     if not folder.is_dir():
-        return f"cannot write {path}: no folder {folder}"
+        return _t("cannot write {path}: no folder {folder}", path=path, folder=folder)
     if not os.access(folder, os.W_OK):
-        return f"cannot write {path}: the folder {folder} is not writable"
+        return _t("cannot write {path}: the folder {folder} is not writable", path=path,
+                  folder=folder)
     return None
 
 
 def _write_failed(path: str | Path, exc: OSError) -> str:
     # exc's own text names the temporary file written first: say the file the user gave.
-    return f"cannot write {path}: {exc.strerror or exc}"
+    return _t("cannot write {path}: {problem}", path=path, problem=exc.strerror or exc)
 
 
 def cmd_mat(args: argparse.Namespace) -> int:
@@ -137,10 +141,11 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     if args.images:
         folder = Path(args.images)
         if not folder.exists():
-            return fail("enroll", f"--images {args.images}: folder not found")
+            return fail("enroll", _t("--images {path}: folder not found", path=args.images))
         if not folder.is_dir():
-            return fail("enroll", f"--images {args.images} is a file: give the folder that "
-                                  "holds one picture per card (1d.png ... 10b.png)")
+            return fail("enroll", _t("--images {path} is a file: give the folder that holds "
+                                     "one picture per card (1d.png ... 10b.png)",
+                                     path=args.images))
     try:
         if args.images:
             deck = enroll_directory(args.images)
@@ -253,11 +258,11 @@ def _unreadable(name: str) -> str | None:
 
     path = Path(name)
     if not path.exists():
-        return "no such file"
+        return N_("no such file")
     if not path.is_file():
-        return "not a file"
+        return N_("not a file")
     if not cv2.haveImageReader(name):
-        return "not a picture (JPEG, PNG, ...)"
+        return N_("not a picture (JPEG, PNG, ...)")
     return None
 
 
@@ -271,13 +276,14 @@ def cmd_recognize(args: argparse.Namespace) -> int:
     try:
         recognizer = Recognizer(load_deck(args.deck))
     except (DeckFileError, FileNotFoundError) as exc:
-        return fail("recognize", f"--deck: {exc}")
+        return fail("recognize", _t("--deck: {problem}", problem=exc))
     # Every photo is checked before any is looked at (its header only: a folder of
     # photos need not fit in memory), so that one that cannot be read is said at once.
     for name in args.images:
         problem = _unreadable(name)
         if problem:
-            return fail("recognize", f"cannot read image {name}: {problem}")
+            return fail("recognize", _t("cannot read image {path}: {problem}", path=name,
+                                        problem=_t(problem)))
     from vision.detect import learned_detectors
 
     learned_detectors()  # load the detectors now: "ms" is each picture's own time
@@ -285,7 +291,8 @@ def cmd_recognize(args: argparse.Namespace) -> int:
     for name in args.images:
         image = cv2.imread(name, cv2.IMREAD_COLOR)
         if image is None:  # a damaged picture behind a good header: no half JSON
-            return fail("recognize", f"cannot read image {name}: the picture is damaged")
+            return fail("recognize", _t("cannot read image {path}: {problem}", path=name,
+                                        problem=_t("the picture is damaged")))
         t0 = time.perf_counter()
         seen = find_and_identify(image, recognizer)
         ms = (time.perf_counter() - t0) * 1000
