@@ -83,12 +83,11 @@ HOST_WORDS: dict[str, str] = {
     "briscola": Nc_("display", "Briscola"),  # the face-up card's place, as a holder
     "hold_missing": Nc_("display", "{player}: {card} is not on the table - put it back or "
                                    "undo"),
-    "hold_mismatch": Nc_("display", "{player}: card differs from the referee's - name it on "
-                                    "the phone"),
+    "hold_mismatch": Nc_("display", "{player}: not the card recorded: name it on the phone"),
     "hold_unplaced": Nc_("display", "{player}: {card} out of order? - confirm it on the "
                                     "phone"),
-    "hold_unknown": Nc_("display", "{player}: card not recognised - straighten it or pick "
-                                   "it on the phone"),
+    "hold_unknown": Nc_("display", "{player}: can't read it: straighten it or name it on "
+                                   "the phone"),
     "hold_more": Nc_("display", "(+{n} more)"),
     # The buttons' questions (table_controller.buttons), one line each. UNDO, OK and
     # NEW HAND are the buttons' own labels.

@@ -94,3 +94,118 @@ def test_the_host_writes_the_tables_language_on_the_display():
     assert ind.state.language == 2  # a clear keeps the table's language
     ind.language("xx")
     assert ind.state.language == 0
+
+
+# -- every line the display draws fits its width, 2..6 players, in it, en and fr ---------
+
+def drawn_lines(state, monkeypatch):
+    """What the renderer writes for ``state``: (x, y, text, scale) of each call."""
+    from firmware_bridge import screen
+
+    calls = []
+    text = screen.Canvas.text
+
+    def recording(self, x, y, s, scale=1, value=1):
+        calls.append((x, y, s, scale))
+        return text(self, x, y, s, scale, value)
+
+    monkeypatch.setattr(screen.Canvas, "text", recording)
+    screen.render(state)
+    monkeypatch.undo()
+    return calls
+
+
+def right_edge(x, s, scale):
+    """The last lit column's right edge: the font's cells, the last one without its gap."""
+    from firmware_bridge.font import GLYPH_WIDTH
+
+    return x + (len(s) - 1) * CELL_WIDTH * scale + GLYPH_WIDTH * scale if s else x
+
+
+def scenes(players, language):
+    from firmware_bridge.screen import TRICKS_PER_HAND
+
+    last = players - 1
+    tricks = TRICKS_PER_HAND[players]
+    winners = tuple(range(0, players, 2)) if players in (4, 6) else (0, 1)[:min(2, players)]
+    team_points = (120, 120, 120)[: 3 if players == 6 else 2] if players >= 4 else ()
+    base = TableState(players=players, dealer=last, turn=last, language=language)
+    for suit in "dcsb":
+        for rank in (0, 1, 7, 8, 9, 10):
+            yield base.replace(trump_suit=suit, trump_rank=rank, trick_seat=last,
+                               trick_no=tricks - 2,
+                               draw_order=tuple((last + i) % players for i in range(players)))
+    yield base.replace(trick_seat=None)  # before the first trick
+    yield base.replace(trick_seat=last, trick_no=tricks)  # the last trick
+    yield base.replace(outcome=1, winners=winners, points=(120,) * players,
+                       team_points=team_points, turn=None)
+    yield base.replace(outcome=2, points=(60,) * players, turn=None)
+    for kind in range(1, 10):
+        yield base.replace(error_kind=kind, error_seat=last, error_text="x" * ERROR_CHARS)
+    yield TableState(language=language)  # no hand yet
+
+
+@pytest.mark.parametrize("lang", W.LANGUAGES)
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_every_line_the_display_draws_fits_its_width(lang, players, monkeypatch):
+    from firmware_bridge.screen import HEIGHT
+
+    for state in scenes(players, W.language_index(lang)):
+        lines = drawn_lines(state, monkeypatch)
+        assert lines
+        for x, y, s, scale in lines:
+            assert right_edge(x, s, scale) <= WIDTH, (lang, players, s, state)
+            assert y + 7 * scale <= HEIGHT, (lang, players, s)
+    # The draw order: whole when it fits, else its first drawers and "..." (6 players).
+    from firmware_bridge.screen import draw_label
+
+    order = tuple((1 + i) % players for i in range(players))
+    label = draw_label(TableState(players=players, draw_order=order,
+                                  language=W.language_index(lang)))
+    whole = " ".join([W.words(lang)["draw"]] + [f"P{s + 1}" for s in order])
+    if players <= 4:  # (5 players, chiamata, have no stock to draw from)
+        assert label == whole
+    if len(whole) > LINE_CHARS:
+        assert label.endswith(" ...")
+        assert whole.startswith(label[:-len(" ...")]) and len(label.split()) >= 4
+
+
+def test_six_drawers_in_each_language():
+    state = TableState(players=6, dealer=0, turn=1, trick_seat=4, trick_no=2,
+                       draw_order=(4, 5, 0, 1, 2, 3))
+    from firmware_bridge.screen import draw_label
+
+    assert [draw_label(state.replace(language=W.language_index(lang)))
+            for lang in ("en", "it", "fr")] == [
+        "Draw: P5 P6 P1 P2 ...", "Pesca: P5 P6 P1 ...", "Pioche : P5 P6 P1 ..."]
+    # Four drawers fit whole.
+    assert draw_label(TableState(players=4, draw_order=(2, 3, 0, 1))) == "Draw: P3 P4 P1 P2"
+
+
+@pytest.mark.parametrize("lang", W.LANGUAGES)
+def test_the_buttons_questions_fit_a_line(lang):
+    """The host's lines on the display (table_controller.buttons, the held cards): each
+    one fits the line before the display would cut it."""
+    from firmware_bridge.screen import wrap
+    from table_controller.buttons import NAME_CHARS
+
+    w = W.words(lang)
+    who = max(w["briscola"], "P6", key=len)
+    lines = [w["undo_next"], w["undo_back"], w["undo_cancel"], w["new_hand_leave"],
+             w["auction"], w["call_refused"], w["names_no_store"], w["names_at_end"],
+             w["names_none_seen"], w["names_set"], w["names_refused"], w["nothing_to_fix"],
+             w["undo_next_of"].format(n=31, total=31), w["ask_caller"].format(player="P6"),
+             w["ask_rank"].format(player="P6", rank=10), w["ask_bid"].format(n=120),
+             w["fix"].format(player="P6", was="10b", card="10b"),
+             w["hold_more"].format(n=5), w["pick_refused"].format(player=who, card="10b"),
+             w["not_possible"].format(card="10b"), w["fix_refused"].format(card="10b"),
+             f"P6: {w['no_name']}?", "P6: " + "x" * NAME_CHARS + "?"]
+    lines += [w["ask_card"].format(rank=10, suit=w[f"suit_{s}"]) for s in "dcsb"]
+    lines += [w["hint"].format(gesture=w[f"gesture_{g}"], action=w[f"action_{a}"])
+              for g in ("hold", "both", "twice") for a in ("name", "set", "send")]
+    for line in lines:
+        assert line.isascii() and len(line) <= LINE_CHARS, (lang, line, len(line))
+    # A held card's words: three lines when more wait (the fourth says how many).
+    for reason in ("missing", "mismatch", "unplaced", "unknown"):
+        text = w[f"hold_{reason}"].format(player=who, card="10b")
+        assert len(wrap(text, max_lines=99)) <= 3, (lang, reason, wrap(text, max_lines=99))

@@ -154,3 +154,27 @@ def test_the_page_language_comes_from_flask_babel_locale_selector(tmp_path):
 
 def test_a_language_without_a_catalog_reads_english():
     assert i18n.tr("de", "Hand {n}", n=3) == "Hand 3"
+
+
+def test_every_plural_agrees_with_its_count_in_each_language():
+    """Each text with a plural (the terminal's and the commands' too) reads 1 with its
+    singular and 2 with its plural, and French 0 with its singular, wherever the two
+    English forms differ or the language's do."""
+    for lang in ("it", "fr"):
+        t = i18n.translations(lang)
+        for m in po(lang):
+            if not m.id or not isinstance(m.id, tuple):
+                continue
+            one, many = m.string[0], m.string[t.plural(2)]
+            assert t.ngettext(*m.id, 1) == one and t.ngettext(*m.id, 2) == many, (lang, m.id)
+            if m.id[0] != m.id[1]:
+                assert one != many, (lang, m.id, "one form for 1 and 2")
+            if lang == "fr":
+                assert t.ngettext(*m.id, 0) == one, m.id
+    # The commands' own counts, as the terminal prints them.
+    assert i18n.trn("it", "{path}: no hand could be started from its {n} event",
+                    "{path}: no hand could be started from its {n} events", 1, path="x") == \
+        "x: non si è potuta iniziare nessuna smazzata dal suo 1 evento"
+    assert i18n.trn("fr", "--names gives {n} name for {players} players",
+                    "--names gives {n} names for {players} players", 0, players=2) == \
+        "--names donne 0 nom pour 2 joueurs"

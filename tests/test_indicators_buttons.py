@@ -132,7 +132,7 @@ def test_steps_wrap_around_and_a_hold_without_likely_cards_keeps_undo(table):
     assert table.plays() == [(0, "2c")]
     # No likely card: the display says to straighten it or use the phone; UNDO undoes.
     table.frames(15, play1=ZoneObs("?", (200.0, 100.0)))
-    assert "not recognised" in " ".join(table.text)
+    assert "straighten it" in " ".join(table.text)
     table.press("confirm", long=True)
     assert table.plays() == [(0, "2c")]
     table.press("undo")
@@ -286,12 +286,13 @@ def test_the_assembled_table_wires_its_buttons_through_the_controller(tmp_path, 
         while c.commands.empty() and time.monotonic() < deadline:
             time.sleep(0.005)
         c.run_commands()
-        assert table.indicators.state.text[0] == "Fix P1: 7d->6d?"
+        # The display asks in the table's language (Italian, the configuration's default).
+        assert table.indicators.state.text[0] == "Cambia P1: 7d->6d?"
         pin.drive_low()
         pin.drive_high()
         time.sleep(0.05)
         c.run_commands()
-        assert table.indicators.state.text[0] == "Fix P1: 7d->5d?"
+        assert table.indicators.state.text[0] == "Cambia P1: 7d->5d?"
         factory.pin(BUTTONS["confirm"]).drive_low()
         time.sleep(LONG_S + 0.15)
         factory.pin(BUTTONS["confirm"]).drive_high()
@@ -319,7 +320,7 @@ def seated_table(tmp_path, factory, *, match=None, idle_s=30.0):
     seen.new_match(players=2, names=["Ada", "Bea"])
     seen.new_match(players=2, names=["Cid", "Ada"], length=match)  # the table resumes it
     seen.close()
-    config = Config(table=TableConfig(players=2, first_dealer=1, match=match))
+    config = Config(table=TableConfig(players=2, first_dealer=1, match=match, language="en"))
     config = dataclasses.replace(config, indicators=IndicatorsConfig(
         buttons=BUTTONS, bounce_ms=0, long_press_ms=int(LONG_S * 1000)))
     table = build_table(config, db_path=db, dashboard=False, vision=False,
