@@ -142,7 +142,7 @@ def test_a_held_card_is_released_by_a_pick_on_the_phone(tmp_path):
     assert plays(tb) == [(0, "9b")]
     # The display says which seat's card is not recognised (P2 is seat 1).
     text = " ".join(tb.indicators.state.text)
-    assert text.startswith("P2: card not") and "straighten it" in text
+    assert text.startswith("P2: can't read it") and "straighten it" in text
     # The phone shows the seat and the camera's likely cards only (any other card is
     # named with the rank + suit chooser, which lists the whole deck).
     snap = client.get("/api/v1/table").get_json()
