@@ -52,7 +52,7 @@ def parse_call(text: str, players: int) -> dict[str, Any]:
                             call=repr(text)))
     seat, card, bid = parts[0].strip(), parts[1].strip(), (parts[2:] or [str(DEFAULT_BID)])[0]
     if not (seat.isascii() and seat.isdigit()) or not 0 <= int(seat) < players:
-        raise ValueError(_t("--call {call}: SEAT is 0-{last} (counted from 0, as in "
+        raise ValueError(_t("--call {call}: the seat is 0-{last} (counted from 0, as in "
                             "--dealer: P1 is 0)", call=repr(text), last=players - 1))
     try:
         code = str(Card.parse(card))
