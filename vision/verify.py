@@ -6,7 +6,8 @@ with the enrolled faces themselves, the way a person checks a card:
 
 1. **Features.** Lightness with its local contrast normalised (shadows, light
    falloff and exposure go away) and the two colour channels measured from the
-   card's own paper (so a warm lamp or a green cloth's cast does not change a
+   card's own paper and from their own surroundings (so a warm lamp, a green
+   cloth's cast or a tint across a photographed reference does not change a
    suit's colour), lightly blurred, the outer border dropped.
 2. **Shortlist.** Correlation with every enrolled face, both ways up, at a quarter
    of the pixels.
@@ -32,6 +33,7 @@ import numpy as np
 
 from vision.embed import PATCH_H, PATCH_W
 
+CHROMA_REACH = 12.0  # px: tints smoother than this are the light's, not the card's
 BORDER = 3  # pixels of the 64x96 patch dropped on each side: background bleeds in there
 SHORTLIST = 3  # faces (with their way up) aligned per patch when it is not plain at once
 RIVALS = 8  # faces compared in full detail (the shortlist's best)
@@ -110,6 +112,11 @@ def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
     d = light - mean
     sd = cv2.sqrt(cv2.GaussianBlur(d * d, (0, 0), 5))
     paper = light >= _percentile(light, 70)  # the card's own white, whatever the light
+    # Colour as it differs from its surroundings: a tint across the card (a lamp's
+    # colour falling off, a coloured cloth's reflection, a shadow's cast in a photo
+    # enrolled as a reference) goes; a pip's or a figure's colour, sharper, stays.
+    ca = ca - cv2.GaussianBlur(ca, (0, 0), CHROMA_REACH)
+    cb = cb - cv2.GaussianBlur(cb, (0, 0), CHROMA_REACH)
     chans = cv2.merge([d / (sd + (0.5 * float(d.std()) + 1.0)),
                        (ca - _median(ca[paper])) / 20.0, (cb - _median(cb[paper])) / 20.0])
     b = max(1, BORDER * lab.shape[1] // PATCH_W)
