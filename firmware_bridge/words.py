@@ -120,6 +120,9 @@ HOST_WORDS: dict[str, str] = {
     "nothing_to_fix": Nc_("display", "Nothing to correct"),
     "not_possible": Nc_("display", "{card} can't be there"),
     "fix_refused": Nc_("display", "{card}: refused"),
+    # display-test's sample of free text (under the title).
+    "sample_press": Nc_("display", "Press NEW HAND"),
+    "sample_start": Nc_("display", "to start"),
 }
 
 

@@ -22,6 +22,7 @@ from table_controller.config import Config
 from table_controller.controller import Controller, HubOutput, IndicatorsOutput
 from table_controller.engine.referee import Referee
 from table_controller.engine.rules import draw_first_dealer
+from table_controller.engine.words import Say
 
 log = logging.getLogger(__name__)
 
@@ -111,15 +112,17 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
         table._closers.append(store.close)
         table.notes.extend(store.notes)  # a damaged file set aside, verdicts that changed
     if set_aside_match is not None:
-        table.notes.append(f"match {set_aside_match.id} in the store is for "
-                           f"{set_aside_match.players} players, the configuration for "
-                           f"{config.table.players}: it stays in the history; match "
-                           f"{match_id} begins")
+        table.notes.append(Say("match {id} in the store is for {players} players, the "
+                               "configuration for {configured}: it stays in the history; "
+                               "match {new} begins", id=set_aside_match.id,
+                               players=set_aside_match.players,
+                               configured=config.table.players, new=match_id))
     if resumed is not None:
         hand = referee.hand
-        where = "no hand yet" if hand is None else (
-            f"hand {len(referee.hands)}, trick {len(hand.tricks) + 1}")
-        table.notes.append(f"resumed match {match_id} where it was: {where}")
+        where = Say("no hand yet") if hand is None else Say(
+            "hand {hand}, trick {trick}", hand=len(referee.hands), trick=len(hand.tricks) + 1)
+        table.notes.append(Say("resumed match {id} where it was: {where}", id=match_id,
+                               where=where))
 
     # Indicators: LEDs and buttons on GPIO, the board (or its emulator), the display PNG.
     ind_config = config.indicators
@@ -137,9 +140,10 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
                 table.emulator = emu
                 table._closers.append(emu.close)
                 changes["serial_port"] = emu.port
-                table.notes.append(f"firmware emulator running on {emu.pty}")
+                table.notes.append(Say("firmware emulator running on {path}", path=emu.pty))
             except Exception as exc:  # no gcc, or it would not start: go on without
-                table.notes.append(f"firmware emulator not started: {exc}")
+                table.notes.append(Say("firmware emulator not started: {problem}",
+                                       problem=exc))
         if display_png is not None:
             changes.update(display="image", image_path=str(display_png))
         if changes:
@@ -153,7 +157,7 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
         controller.outputs.append(IndicatorsOutput(indicators, naming=naming))
     except Exception as exc:
         naming = None
-        table.notes.append(f"indicators not available: {exc}")
+        table.notes.append(Say("indicators not available: {problem}", problem=exc))
     _add_language_command(table, naming)
 
     _add_match_commands(table, names)
@@ -163,7 +167,7 @@ def build_table(config: Config, *, db_path: str | Path | None, dashboard: bool,
         try:
             _start_dashboard(table, names, next_free_port)
         except Exception as exc:
-            table.notes.append(f"dashboard not started: {exc}")
+            table.notes.append(Say("dashboard not started: {problem}", problem=exc))
 
     if vision:
         _attach_vision(table, layout)
@@ -177,8 +181,8 @@ def _join_club(table: Table) -> None:
     background (``table_controller.club.publisher``): the table never waits on it."""
     club = table.config.club
     if table.store is None:
-        table.notes.append("club not joined: the club's outbox lives in the store, and this "
-                           "table keeps none")
+        table.notes.append(Say("club not joined: the club's outbox lives in the store, and "
+                               "this table keeps none"))
         return
     from table_controller.club.publisher import ClubOutput, ClubPublisher
 
@@ -189,8 +193,9 @@ def _join_club(table: Table) -> None:
     output = ClubOutput(publisher, table.controller)
     table.controller.outputs.append(output)
     output.publish(table.controller.referee, None)  # the club sees the table at once
-    table.notes.append(f"club {club.club}: publishing as table {club.table} to "
-                       f"{club.host}:{club.port} (in the background)")
+    table.notes.append(Say("club {club}: publishing as table {table} to {address} (in the "
+                           "background)", club=club.club, table=club.table,
+                           address=f"{club.host}:{club.port}"))
 
 
 def _add_language_command(table: Table, naming: Any) -> None:
@@ -296,7 +301,8 @@ def _start_dashboard(table: Table, names: list[str], next_free_port: bool = Fals
     if note:
         table.notes.append(note)
     hub = LiveTable(executor=controller.hub_executor)
-    app_config: dict[str, Any] = {}
+    # The pages' language until the setup page chooses one: the configuration's.
+    app_config: dict[str, Any] = {"LANGUAGE": config.table.language}
     if table.store is None:
         app_config["DATABASE"] = ":memory:"
     app = create_app(app_config, hub=hub, store=table.store)

@@ -60,13 +60,15 @@ from typing import Any
 from firmware_bridge.config import ConfigError as IndicatorsConfigError
 from firmware_bridge.config import IndicatorsConfig
 from table_controller.engine.rules import Direction, Variant
+from table_controller.engine.words import Say
 
 LANGUAGES = ("it", "en", "fr")
 MAT_SIZES = ("A3", "A2")
 
 
 class ConfigError(ValueError):
-    """A configuration that cannot be used; the message names the key."""
+    """A configuration that cannot be used; the message (a ``Say``: the commands say it
+    in the terminal's language) names the file and the key."""
 
 
 def default_database() -> Path:
@@ -137,16 +139,16 @@ def parse_broker(text: str) -> tuple[str, int]:
     if text.startswith("mqtt://"):
         text = text[len("mqtt://"):].rstrip("/")
     elif "://" in text:
-        raise ValueError(f"expected host[:port] or mqtt://host:port, got {text[:60]!r} "
-                         "(only plain MQTT: TLS is not supported yet)")
+        raise ValueError(Say("expected host[:port] or mqtt://host:port, got {value} (only "
+                             "plain MQTT: TLS is not supported yet)", value=repr(text[:60])))
     m = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\](?::([0-9]{1,5}))?|([A-Za-z0-9.-]+)(?::([0-9]{1,5}))?",
                      text)
     if m is None:
-        raise ValueError(f"expected host[:port], got {text[:60]!r}")
+        raise ValueError(Say("expected host[:port], got {value}", value=repr(text[:60])))
     host = m.group(1) or m.group(3)
     port = int(m.group(2) or m.group(4) or DEFAULT_MQTT_PORT)
     if not 1 <= port <= 65535:
-        raise ValueError(f"the port must be 1..65535, got {port}")
+        raise ValueError(Say("the port must be 1..65535, got {value}", value=port))
     return host, port
 
 
@@ -175,70 +177,78 @@ class _Reader:
     def __init__(self, origin: str, section: str, data: Any) -> None:
         self.origin, self.section = origin, section
         if not isinstance(data, dict):
-            self.fail(None, f"must be a table ([{section}]), not {type(data).__name__}")
+            self.fail(None, Say("must be a table ([{section}]), not {kind}", section=section,
+                                kind=type(data).__name__))
         self.data = dict(data)
 
     def fail(self, key: str | None, message: str) -> None:
         where = f"[{self.section}]" + (f" {key}" if key else "")
-        raise ConfigError(f"{self.origin}: {where}: {message}")
+        raise ConfigError(Say("{origin}: {where}: {problem}", origin=self.origin,
+                              where=where, problem=message))
 
     def take(self, key: str, default: Any, kinds: type | tuple[type, ...], what: str) -> Any:
         if key not in self.data:
             return default
         value = self.data.pop(key)
         if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple)
-                                                     else (kinds,)):
-            self.fail(key, f"expected {what}, got {value!r}")
-        if not isinstance(value, kinds):
-            self.fail(key, f"expected {what}, got {value!r}")
+                                                     else (kinds,)) \
+                or not isinstance(value, kinds):
+            self.fail(key, Say("expected {what}, got {value}", what=what, value=repr(value)))
         return value
 
     def int_in(self, key: str, default: int, lo: int, hi: int) -> int:
-        value = self.take(key, default, int, f"an integer {lo}..{hi}")
+        what = Say("an integer {lo}..{hi}", lo=lo, hi=hi)
+        value = self.take(key, default, int, what)
         if not lo <= value <= hi:
-            self.fail(key, f"expected an integer {lo}..{hi}, got {value}")
+            self.fail(key, Say("expected {what}, got {value}", what=what, value=value))
         return value
 
     def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
-        value = self.take(key, default, str, "one of " + ", ".join(choices))
+        what = Say("one of {choices}", choices=", ".join(choices))
+        value = self.take(key, default, str, what)
         if value not in choices:
-            self.fail(key, f"expected one of {', '.join(choices)}, got {value!r}")
+            self.fail(key, Say("expected {what}, got {value}", what=what, value=repr(value)))
         return value
 
     def done(self) -> None:
         if self.data:
             key = sorted(self.data)[0]
-            self.fail(key, "unknown key (misspelt?)")
+            self.fail(key, Say("unknown key (misspelt?)"))
 
 
 def _table(r: _Reader) -> TableConfig:
     players = r.int_in("players", 2, 2, 6)
-    names = r.take("names", [], list, "a list of players' names")
+    names = r.take("names", [], list, Say("a list of players' names"))
     if not all(isinstance(n, str) and n.strip() for n in names):
-        r.fail("names", "every name must be a non-empty string")
+        r.fail("names", Say("every name must be a non-empty string"))
     if names and len(names) != players:
-        r.fail("names", f"expected {players} names (one per seat), got {len(names)}")
+        r.fail("names", Say("expected {players} names (one per seat), got {n}",
+                            players=players, n=len(names)))
     try:
-        direction = Direction.parse(r.take("direction", "ccw", str, "'ccw' or 'cw'"))
+        direction = Direction.parse(r.take("direction", "ccw", str, Say("'ccw' or 'cw'")))
     except ValueError as exc:
         r.fail("direction", str(exc))
-    raw_variants = r.take("variants", [], list, "a list such as [\"swap7\"]")
+    raw_variants = r.take("variants", [], list, Say("a list such as [\"swap7\"]"))
     try:
         variants = frozenset(Variant.parse(v) for v in raw_variants)
     except ValueError as exc:
         r.fail("variants", str(exc))
     if players == 5 and variants:
-        r.fail("variants", "Briscola chiamata (5 players) has no face-up card to swap")
-    match = r.take("match", 1, int, "1, 3 or 5")
+        r.fail("variants", Say("Briscola chiamata (5 players) has no face-up card to swap"))
+    match = r.take("match", 1, int, Say("1, 3 or 5"))
     if match not in (1, 3, 5):
-        r.fail("match", f"expected 1, 3 or 5 hands, got {match}")
-    first = r.take("first_dealer", "lot", (str, int), "\"lot\" or a seat number")
+        r.fail("match", Say("expected 1, 3 or 5 hands, got {value}", value=match))
+    lot = Say("\"lot\" or a seat number")
+    first = r.take("first_dealer", "lot", (str, int), lot)
     if isinstance(first, str):
         if first != "lot":
-            r.fail("first_dealer", f"expected \"lot\" or a seat number, got {first!r}")
+            r.fail("first_dealer", Say("expected {what}, got {value}", what=lot,
+                                       value=repr(first)))
         first = None
     elif not 0 <= first < players:
-        r.fail("first_dealer", f"expected a seat 0..{players - 1}, got {first}")
+        # The key counts seats from 0 (as the JSON does): said, with the seat's P name.
+        r.fail("first_dealer", Say("expected a seat number from 0 (P1) to {last} (P{n}), "
+                                   "got {value}", last=players - 1, n=players, value=first))
     language = r.choice("language", "it", LANGUAGES)
     r.done()
     return TableConfig(players, tuple(n.strip() for n in names), direction, variants, match,
@@ -247,11 +257,11 @@ def _table(r: _Reader) -> TableConfig:
 
 def _camera(r: _Reader) -> CameraConfig:
     source = r.take("source", "simulator", (int, str),
-                    "a camera index, a file or URL, \"picamera\" or \"simulator\"")
+                    Say("a camera index, a file or URL, \"picamera\" or \"simulator\""))
     if isinstance(source, int) and source < 0:
-        r.fail("source", f"a camera index is 0 or more, got {source}")
+        r.fail("source", Say("a camera index is 0 or more, got {value}", value=source))
     if isinstance(source, str) and not source.strip():
-        r.fail("source", "must not be empty")
+        r.fail("source", Say("must not be empty"))
     cfg = CameraConfig(source, r.int_in("width", 1280, 160, 4096),
                        r.int_in("height", 720, 120, 4096), r.int_in("fps", 30, 1, 120))
     r.done()
@@ -259,12 +269,12 @@ def _camera(r: _Reader) -> CameraConfig:
 
 
 def _dashboard(r: _Reader) -> DashboardConfig:
-    enabled = r.take("enabled", True, bool, "true or false")
-    host = r.take("host", "0.0.0.0", str, "an address to listen on")
+    enabled = r.take("enabled", True, bool, Say("true or false"))
+    host = r.take("host", "0.0.0.0", str, Say("an address to listen on"))
     port = r.int_in("port", 8000, 1, 65535)
-    pin = r.take("pin", None, (str, type(None)), "a PIN of 4 to 8 digits, as a string")
+    pin = r.take("pin", None, (str, type(None)), Say("a PIN of 4 to 8 digits, as a string"))
     if pin is not None and not (pin.isdigit() and 4 <= len(pin) <= 8):
-        r.fail("pin", "expected 4 to 8 digits, as a string such as \"2468\"")
+        r.fail("pin", Say("expected 4 to 8 digits, as a string such as \"2468\""))
     r.done()
     return DashboardConfig(enabled, host, port, pin)
 
@@ -272,36 +282,37 @@ def _dashboard(r: _Reader) -> DashboardConfig:
 def _club(r: _Reader) -> ClubConfig | None:
     if not r.data:
         return None
-    broker = r.take("broker", None, str, "the broker's host[:port]")
+    broker = r.take("broker", None, str, Say("the broker's host[:port]"))
     if broker is None:
-        r.fail("broker", "required in [club] (host[:port] of the club's MQTT broker; leave "
-               "the section out for a table without a club)")
+        r.fail("broker", Say("required in [club] (host[:port] of the club's MQTT broker; "
+                             "leave the section out for a table without a club)"))
     try:
         host, port = parse_broker(broker)
     except ValueError as exc:
-        r.fail("broker", str(exc))
+        r.fail("broker", exc.args[0])
     names = {}
     for key in ("club", "table"):
-        value = r.take(key, None, str, "a name of letters, digits, - and _")
+        value = r.take(key, None, str, Say("a name of letters, digits, - and _"))
         if value is None:
-            r.fail(key, f"required in [club]: this {key}'s name in the topics "
-                   f"briscola/<club>/<table>/...")
+            r.fail(key, Say("required in [club]: this {key}'s name in the topics "
+                            "briscola/<club>/<table>/...", key=key))
         if not TOPIC_NAME.fullmatch(value):
-            r.fail(key, f"expected 1 to 32 letters, digits, - or _, got {value[:40]!r}")
+            r.fail(key, Say("expected 1 to 32 letters, digits, - or _, got {value}",
+                            value=repr(value[:40])))
         names[key] = value
-    username = r.take("username", names["table"], str, "the broker's user name")
+    username = r.take("username", names["table"], str, Say("the broker's user name"))
     if not username.strip():
-        r.fail("username", "must not be empty")
-    password = r.take("password", None, str, "the broker's password")
-    password_file = r.take("password_file", None, str, "a file holding the password")
+        r.fail("username", Say("must not be empty"))
+    password = r.take("password", None, str, Say("the broker's password"))
+    password_file = r.take("password_file", None, str, Say("a file holding the password"))
     if password is not None and password_file is not None:
-        r.fail("password_file", "give password or password_file, not both")
+        r.fail("password_file", Say("give password or password_file, not both"))
     if password_file is not None:
         try:
             password = Path(password_file).read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError) as exc:
-            r.fail("password_file", f"cannot read {password_file}: "
-                   f"{getattr(exc, 'strerror', None) or exc}")
+            r.fail("password_file", Say("cannot read {path}: {problem}", path=password_file,
+                                        problem=getattr(exc, "strerror", None) or exc))
     r.done()
     return ClubConfig(host, port, names["club"], names["table"], username, password)
 
@@ -316,10 +327,12 @@ def _indicators(data: dict[str, Any], origin: str, players: int) -> IndicatorsCo
     try:
         cfg = IndicatorsConfig.from_mapping({k: data[k] for k in INDICATOR_SECTIONS if k in data})
     except (IndicatorsConfigError, TypeError) as exc:
-        raise ConfigError(f"{origin}: {exc}") from None
+        raise ConfigError(Say("{origin}: {problem}", origin=origin,
+                              problem=exc.args[0] if exc.args else str(exc))) from None
     if cfg.seats and cfg.seats < players:
-        raise ConfigError(f"{origin}: gpio.seat_leds: {cfg.seats} LEDs for {players} players "
-                          "(one per seat)")
+        raise ConfigError(Say("{origin}: {problem}", origin=origin, problem=Say(
+            "gpio.seat_leds: {n} LEDs for {players} players (one per seat)", n=cfg.seats,
+            players=players)))
     return cfg
 
 
@@ -327,8 +340,9 @@ def config_from_dict(data: dict[str, Any], origin: str = "<config>") -> Config:
     """Validate a decoded TOML document."""
     unknown = sorted(set(data) - set(SECTIONS))
     if unknown:
-        raise ConfigError(f"{origin}: unknown section [{unknown[0]}]; known sections are "
-                          + ", ".join(f"[{s}]" for s in SECTIONS))
+        raise ConfigError(Say("{origin}: {problem}", origin=origin, problem=Say(
+            "unknown section [{section}]; known sections are {sections}", section=unknown[0],
+            sections=", ".join(f"[{s}]" for s in SECTIONS))))
     table = _table(_Reader(origin, "table", data.get("table", {})))
     camera = _camera(_Reader(origin, "camera", data.get("camera", {})))
     mat = _Reader(origin, "mat", data.get("mat", {}))
@@ -336,18 +350,18 @@ def config_from_dict(data: dict[str, Any], origin: str = "<config>") -> Config:
     long_table = table.players >= 5
     mat_size = mat.choice("size", "A2" if long_table else "A3", MAT_SIZES)
     if long_table and mat_size != "A2":
-        mat.fail("size", f"{table.players} players need the A2 mat (their places, stock "
-                 "and trick piles do not fit on A3)")
+        mat.fail("size", Say("{players} players need the A2 mat (their places, stock and "
+                             "trick piles do not fit on A3)", players=table.players))
     mat.done()
     vision = _Reader(origin, "vision", data.get("vision", {}))
-    deck = vision.take("deck", "builtin", str, "\"builtin\" or the path of a deck.npz")
+    deck = vision.take("deck", "builtin", str, Say("\"builtin\" or the path of a deck.npz"))
     vision.done()
     indicators = _indicators(data, origin, table.players)
     dashboard = _dashboard(_Reader(origin, "dashboard", data.get("dashboard", {})))
     storage = _Reader(origin, "storage", data.get("storage", {}))
-    database = storage.take("database", None, str, "a file path")
+    database = storage.take("database", None, str, Say("a file path"))
     if database is not None and not database.strip():
-        storage.fail("database", "must not be empty (leave the key out for the default)")
+        storage.fail("database", Say("must not be empty (leave the key out for the default)"))
     storage.done()
     club = _club(_Reader(origin, "club", data.get("club", {})))
     return Config(table, camera, mat_size, deck, indicators, dashboard, database, origin, club)
@@ -361,11 +375,13 @@ def load_config(path: str | Path | None) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such configuration file") from None
+        raise ConfigError(Say("{path}: no such configuration file", path=path)) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+        raise ConfigError(Say("{path}: cannot read: {problem}", path=path,
+                              problem=exc)) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        raise ConfigError(Say("{path}: not valid TOML: {problem}", path=path,
+                              problem=exc)) from None
     return config_from_dict(data, str(path))

@@ -22,6 +22,12 @@ reason said, when it is
 Any captured card can be taken again: from the phone (a "re-take" button, PIN) or
 by typing its code and Enter in the terminal; it is asked next. At the end the deck
 is checked (``vision.deck_check``) and its report shown.
+
+Every request and refusal is a ``Say`` (``table_controller.engine.words``): English as
+a ``str``, and the catalog's msgid with its values, so that the command says it in the
+terminal's language and the table's display in the table's (``say_in("display", ...)``:
+the display's short lines, measured in tests/test_display_words.py). This floor knows no
+language (tests/test_layers.py).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ import cv2
 import numpy as np
 
 from table_controller.engine.cards import ALL_CARDS, Card, CardError
+from table_controller.engine.words import Say, say_in, say_n
 from vision.deck import BACK, EnrolledDeck
 from vision.detect import find_cards_classical, warp_card
 from vision.embed import Embedder
@@ -46,17 +53,29 @@ DUPLICATE_SIMILARITY = 0.93  # aligned similarity to a captured face: the same c
 EDGE_FRAC = 0.01  # a corner this close to the frame's edge (of its short side): cut off
 FULL_FILL = 0.95  # the card's blob fills its outline at least this much when unhidden
 
-REASONS = {  # why a capture is refused: the terminal's words (Italian, as its requests)
-    # and the display's (short)
-    "blurred": ("Sfocata: tieni ferma la fotocamera, o più luce", "blurred"),
-    "partial": ("Non è tutta nell'inquadratura: spostala al centro", "not whole in view"),
-    "covered": ("Qualcosa la copre: togli la mano", "covered"),
-    "duplicate": ("Questa sembra {other}, già presa", "already have {other}"),
-}
+
+def _reason(reason: str, card: str, other: str | None) -> tuple[Say, Say]:
+    """Why a capture is refused: the terminal's words, and the display's (short); each
+    names the card asked for (``card``) and, for a duplicate, the one it is (``other``)."""
+    if reason == "blurred":
+        return (Say("Blurred: hold the camera still, or give it more light"),
+                say_in("display", "{card}: blurred", card=card))
+    if reason == "partial":
+        return (Say("Not whole in view: move it to the centre"),
+                say_in("display", "{card}: not whole in view", card=card))
+    if reason == "covered":
+        return (Say("Something covers it: take your hand away"),
+                say_in("display", "{card}: covered", card=card))
+    return (Say("This looks like {other}, already captured", other=other),
+            say_in("display", "{card}: already have {other}", card=card, other=other))
 
 
-def card_label(code: str) -> str:
-    return "il dorso di una carta" if code == BACK else Card.parse(code).name("it")
+REASONS = ("blurred", "partial", "covered", "duplicate")  # why a capture is refused
+
+
+def card_label(code: str) -> Say | Card:
+    """The card asked for, as a person reads it: named in the reader's language."""
+    return Say("the back") if code == BACK else Card.parse(code)
 
 
 def sharpness(patch: np.ndarray) -> float:
@@ -71,7 +90,7 @@ def sharpness(patch: np.ndarray) -> float:
 @dataclass
 class Refusal:
     code: str  # the card asked for
-    reason: str  # a key of REASONS
+    reason: str  # one of REASONS
     other: str | None = None  # for a duplicate: the card it is
 
 
@@ -91,19 +110,19 @@ class EnrollSession:
         self._retakes: list[str] = []
         self._lock = threading.Lock()
 
-    def retake(self, code: str) -> str | None:
+    def retake(self, code: str) -> Say | None:
         """Ask for ``code`` again; an error line when it cannot be."""
         code = code.strip().lower()
         if code != BACK:
             try:
                 code = str(Card.parse(code))
             except CardError:
-                return f"{code!r} is not a card code such as \"6c\""
+                return Say("{value} is not a card code such as \"6c\"", value=repr(code))
         with self._lock:
             if code not in self.wanted:
-                return f"{code} is not part of this enrollment"
+                return Say("{card} is not part of this enrollment", card=code)
             if code not in self.patches:
-                return f"{code} has not been captured yet"
+                return Say("{card} has not been captured yet", card=code)
             if code not in self._retakes:
                 self._retakes.append(code)
         return None
@@ -171,7 +190,8 @@ def guided_enroll(frames: Iterable[np.ndarray], prompt: Callable[[str], None],
     sharp in view (see the module docstring); the back is asked for last.
 
     ``frames`` is any frame iterator (a camera source); ``prompt`` gets the terminal's
-    lines, ``show`` the display's (up to 4 short lines). ``session`` is shared with the
+    lines, ``show`` the display's (up to 4 short lines), each a ``Say`` to be said in
+    its reader's language (see the module). ``session`` is shared with the
     dashboard's /enroll page; ``retakes`` returns a code typed at the terminal, or None.
     """
     from vision.enroll import EnrollmentError, enroll_patches
@@ -187,7 +207,7 @@ def guided_enroll(frames: Iterable[np.ndarray], prompt: Callable[[str], None],
     sharp: list[float] = []
     areas: list[float] = []
 
-    def say(text: str, *lines: str) -> None:
+    def say(text: Say, *lines: Say) -> None:
         prompt(text)
         show(*lines)
 
@@ -196,17 +216,17 @@ def guided_enroll(frames: Iterable[np.ndarray], prompt: Callable[[str], None],
         with session._lock:
             session.refusal = r
         session.refusals.append(r)
-        long, short = REASONS[reason]
+        long, short = _reason(reason, code, other)
         # Each line ends with the card asked for: a script (and a person) reads it there.
-        say(f"{long.format(other=other)}: mostra {code}",
-            f"{code}: " + short.format(other=other), f"Show {code}")
+        say(Say("{reason}: show {card}", reason=long, card=code), short,
+            say_in("display", "Show {card}", card=code))
 
     def take_retake() -> None:
         typed = retakes() if retakes is not None else None
         if typed:
             error = session.retake(typed)
             if error:
-                say(error, "Not captured yet")
+                say(error, say_in("display", "Not captured yet"))
         code = session.next_retake()
         if code is None:
             return
@@ -215,25 +235,28 @@ def guided_enroll(frames: Iterable[np.ndarray], prompt: Callable[[str], None],
         if code in queue:
             queue.remove(code)
         queue.insert(0, code)
-        say(f"Di nuovo: {code}", f"Again: {code}")
+        say(Say("Again: {card}", card=code), say_in("display", "Again: {card}", card=code))
 
     while queue:
         take_retake()
         code = queue[0]
         with session._lock:
             session.asking = code
-        say(f"Mostra {card_label(code)} ({code})", f"Show {code}", "alone, flat, still")
+        say(Say("Show {card_name} ({card})", card_name=card_label(code), card=code),
+            say_in("display", "Show {card}", card=code),
+            say_in("display", "alone, flat, still"))
         history: list[np.ndarray] = []
         refused_here: tuple | None = None  # the last refusal said, not repeated each frame
         start = time.monotonic()
         while True:
             if time.monotonic() - start > timeout_s:
-                raise EnrollmentError(f"enrollment stopped: no card shown for {code}")
+                raise EnrollmentError(Say("enrollment stopped: no card shown for {card}",
+                                          card=code))
             try:
                 frame = next(it)
             except StopIteration:
-                raise EnrollmentError(
-                    f"the camera stopped before {code} was captured") from None
+                raise EnrollmentError(Say("the camera stopped before {card} was captured",
+                                          card=code)) from None
             if frame is None:
                 continue
             before = len(queue), queue[0]
@@ -273,8 +296,10 @@ def guided_enroll(frames: Iterable[np.ndarray], prompt: Callable[[str], None],
                 session.last = code
                 session.refusal = None
             queue.pop(0)
-            say(f"{code} OK ({len(session.patches)}/{len(wanted)})",
-                f"{code} OK", f"{len(session.patches)}/{len(wanted)} captured")
+            n, total = len(session.patches), len(wanted)
+            say(Say("{card} OK ({n}/{total})", card=code, n=n, total=total),
+                say_in("display", "{card} OK", card=code),
+                say_in("display", "{n}/{total} captured", n=n, total=total))
             break
     with session._lock:
         session.asking = None
@@ -286,7 +311,8 @@ def guided_enroll(frames: Iterable[np.ndarray], prompt: Callable[[str], None],
         session.done = True
     for line in report:
         prompt(line)
-    show("Deck enrolled", f"{len(patches)} cards", "report: terminal,", "phone /enroll")
+    show(say_in("display", "Deck enrolled"), say_n("{n} card", "{n} cards", len(patches)),
+         say_in("display", "report: terminal,"), say_in("display", "phone /enroll"))
     return deck
 
 
@@ -321,5 +347,5 @@ def _deck_report(deck: EnrolledDeck) -> list[str]:
     except ImportError:
         # DECK CHECK CALL SITE: vision.deck_check is being written; once it exists,
         # check_deck(deck).lines() is shown here (terminal, display, phone).
-        return ["Deck enrolled (the deck check is not available yet)"]
+        return [Say("Deck enrolled (the deck check is not available yet)")]
     return list(check_deck(deck).lines())

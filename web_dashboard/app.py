@@ -25,6 +25,9 @@ from web_dashboard.security import PinGuard, add_security_headers, csrf_token, u
 
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,  # default: <instance>/briscola.sqlite3
+    # The table's language while the setup page has chosen none (the configuration's
+    # [table] language when the table starts the dashboard).
+    "LANGUAGE": i18n.DEFAULT,
     "DECKS_DIR": None,  # enrolled decks: DECKS_DIR/<name>/<code>.png
     # The dashboard's address for the page and the QR code. Without it the LAN address
     # and the listening port; the request's Host header only when it is one of
@@ -102,11 +105,11 @@ def create_app(config: dict[str, Any] | None = None, hub: LiveTable | None = Non
                                   "enroll": None}  # a guided enrollment: web_dashboard.enroll
     app.extensions["pin"] = PinGuard(store)
 
-    i18n.init_flask(app, lambda: store.get_setting("language", "it"))
+    i18n.init_flask(app, lambda: i18n.table_language(app))
 
     @app.context_processor
     def _template_helpers() -> dict[str, Any]:
-        return {**i18n.template_helpers(g.get("lang", "it")), "people": people,
+        return {**i18n.template_helpers(g.get("lang", i18n.DEFAULT)), "people": people,
                 "csrf_token": csrf_token, "unlocked": unlocked(),
                 "pin_set": app.extensions["pin"].is_set}
 

@@ -23,7 +23,7 @@ from flask import (
     url_for,
 )
 
-from web_dashboard.i18n import N_, _, card_name
+from web_dashboard.i18n import N_, _, card_name, said
 from web_dashboard.security import require_pin_form
 
 bp = Blueprint("enroll", __name__)
@@ -57,6 +57,8 @@ def page():
         r = snap["refusal"]
         refusal = _(REFUSALS.get(r["reason"], r["reason"]),
                     other=_name(r["other"]) if r["other"] else "")
+    if snap:  # the deck check's lines, in the page's language
+        snap["report"] = [said(g.lang, line) for line in snap["report"]]
     return render_template("enroll.html", snap=snap, refusal=refusal, name=_name)
 
 
@@ -79,7 +81,7 @@ def retake():
     else:
         error = session.retake(code)
         if error:
-            flash(error, "error")
+            flash(said(g.lang, error), "error")
         else:
             flash(_("{card} will be asked again.", card=_name(code.strip().lower())),
                   "ok")

@@ -59,19 +59,31 @@ def _fill(text: str, values: dict[str, object]) -> str:
     return text.format(**values) if values else text
 
 
+def _said_values(lang: str, values: dict[str, object]) -> dict[str, object]:
+    """Values said in ``lang`` too: a card by its name, what a lower floor said (a
+    ``Say``, an exception made of one) in its words."""
+    from table_controller.engine.cards import Card
+    from table_controller.engine.words import Say
+
+    return {k: card_name(lang, str(v)) if isinstance(v, Card) else
+            said(lang, v) if isinstance(v, Say | BaseException) else v
+            for k, v in values.items()}
+
+
 def tr(lang: str, msgid: str, **values: object) -> str:
     """``msgid`` in ``lang``, its ``{placeholders}`` filled."""
-    return _fill(translations(lang).gettext(msgid), values)
+    return _fill(translations(lang).gettext(msgid), _said_values(lang, values))
 
 
 def trn(lang: str, singular: str, plural: str, n: int, **values: object) -> str:
     """The form that agrees with ``n`` (``{n}`` is filled with it)."""
-    return _fill(translations(lang).ngettext(singular, plural, n), {"n": n, **values})
+    return _fill(translations(lang).ngettext(singular, plural, n),
+                 {"n": n, **_said_values(lang, values)})
 
 
 def trp(lang: str, context: str, msgid: str, **values: object) -> str:
     """``msgid`` in ``lang`` where the same English says two things (``context``)."""
-    return _fill(translations(lang).pgettext(context, msgid), values)
+    return _fill(translations(lang).pgettext(context, msgid), _said_values(lang, values))
 
 
 def _(msgid: str, **values: object) -> str:
@@ -93,6 +105,23 @@ def pgettext(context: str, msgid: str, **values: object) -> str:
     from flask_babel import get_translations
 
     return _fill(get_translations().pgettext(context, msgid), values)
+
+
+def said(lang: str, text: object) -> str:
+    """What a lower floor said (a ``table_controller.engine.words.Say``, or an exception
+    made of one) in ``lang``, its values too. Any other text is passed on as it is."""
+    from table_controller.engine.words import Say
+
+    if isinstance(text, BaseException) and len(text.args) == 1:
+        text = text.args[0]
+    if not isinstance(text, Say):
+        return str(text)
+    values = {k: v for k, v in text.values.items() if k != "n"}
+    if text.plural is not None:
+        return trn(lang, text.msgid, text.plural, text.n or 0, **values)
+    if text.context is not None:
+        return trp(lang, text.context, text.msgid, **values)
+    return tr(lang, text.msgid, **values)
 
 
 def seat_name(names: list[str], seat: int) -> str:
@@ -304,6 +333,13 @@ def init_flask(app: Any, table_language: Callable[[], str]) -> None:
         g.lang = str(get_locale())
 
 
+def table_language(app: Any) -> str:
+    """The dashboard's table language: the setup page's choice, kept in the store; else
+    the configuration's (``LANGUAGE``: the table's ``[table] language``)."""
+    chosen = app.extensions["briscola"]["store"].get_setting("language")
+    return chosen if chosen in LANGUAGES else app.config.get("LANGUAGE", DEFAULT)
+
+
 def template_helpers(lang: str) -> dict[str, Any]:
     """The words the templates use, in ``lang`` (the request's locale)."""
     return {"_": _, "ngettext": ngettext, "pgettext": pgettext, "lang": lang,
@@ -335,5 +371,6 @@ def pick_language(request: Request, default: str = DEFAULT) -> str:
 
 __all__ = ["LANGUAGES", "N_", "Nc_", "Np_", "RANK_LABELS", "SCRIPT_MESSAGES", "_", "card_name",
            "catalogue", "hands_won", "init_flask", "joined", "kind_name", "ngettext",
-           "pick_language", "seat_name", "suit_name", "template_helpers", "tr", "translations",
-           "trn", "trp", "tricks_played", "wins_hand", "wins_match"]
+           "pick_language", "said", "seat_name", "suit_name", "table_language",
+           "template_helpers", "tr", "translations", "trn", "trp", "tricks_played",
+           "wins_hand", "wins_match"]

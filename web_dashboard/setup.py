@@ -11,6 +11,7 @@ from table_controller.engine.referee import MATCH_LENGTHS
 from table_controller.engine.rules import TRICKS_PER_HAND, Variant
 from web_dashboard.card_faces import enrolled_decks, printed_available
 from web_dashboard.i18n import LANGUAGES, _
+from web_dashboard.i18n import table_language as i18n_table_language
 from web_dashboard.security import require_pin_form
 
 bp = Blueprint("setup", __name__, url_prefix="/setup")
@@ -104,7 +105,7 @@ def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
 def form():
     hub = current_app.extensions["briscola"]["hub"]
     match = hub.snapshot().get("match") or {}
-    table_language = current_app.extensions["briscola"]["store"].get_setting("language", "it")
+    table_language = i18n_table_language(current_app)
     return render_template("setup.html", match=match, decks=available_decks(),
                            lengths=MATCH_LENGTHS, variants=[v.value for v in Variant],
                            table_language=table_language,

@@ -18,13 +18,14 @@ import os
 import sys
 
 from table_controller.cli import club, dashboard, firmware, referee, table, video, vision
-from table_controller.cli.common import PROG, Parser, _t, fail
+from table_controller.cli.common import PROG, Parser, _t, fail, speak_argparse
 
 # In the order the commands appear in --help.
 COMMAND_MODULES = (referee, table, vision, firmware, dashboard, club)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    speak_argparse()
     parser = Parser(
         prog=PROG,
         description="A referee for Briscola played with real cards on an instrumented table.")

@@ -115,13 +115,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings = _settings(args)
     except ValueError as exc:
-        return fail("club", str(exc))
+        return fail("club", exc)
     from web_dashboard.listen import ListenError, listen
 
     try:
         sock, _ = listen(args.host, args.port)
     except ListenError as exc:
-        return fail("club", str(exc))
+        return fail("club", exc)
     logging.getLogger("werkzeug").setLevel(logging.INFO if args.verbose else logging.WARNING)
     from table_controller.club.view import ClubFeed
     from web_dashboard.club import create_club_app

@@ -4,8 +4,10 @@
 The terminal speaks its user's language (:func:`terminal_language`: the locale, as
 gettext programs do; English when it is none of it, en, fr), from the same catalogs as
 the pages and the display (``web_dashboard/translations``): :func:`_t` and :func:`_tn`.
-What another part of the table says in an exception (a configuration key, a damaged
-store) is passed on as it is. ``--help`` stays English.
+What another part of the table says (a configuration key, a damaged store, a camera, the
+enrollment's requests) comes as a ``Say`` (``table_controller.engine.words``) and is said
+in that language too: :func:`said`. argparse's own refusals read the same catalogs
+(:data:`ARGPARSE_MESSAGES`). ``--help`` stays English.
 """
 
 from __future__ import annotations
@@ -52,6 +54,43 @@ def _tn(singular: str, plural: str, n: int, **values: object) -> str:
     return trn(terminal_language(), singular, plural, n, **values)
 
 
+def said(text: object) -> str:
+    """What another part of the table said (a ``Say``, or an exception made of one), in
+    the terminal's language; any other text as it is."""
+    from web_dashboard.i18n import said as said_in
+
+    return said_in(terminal_language(), text)
+
+
+# argparse's own refusals, word for word as Python 3.11's argparse writes them (it asks
+# gettext's default domain, "messages", which is our catalogs' name): with the catalogs
+# bound to that domain (:func:`speak_argparse`) they read in the locale's language.
+ARGPARSE_MESSAGES = (
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("the following arguments are required: %s"),
+    N_("one of the arguments %s is required"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("unrecognized arguments: %s"),
+    N_("not allowed with argument %s"),
+    N_("ignored explicit argument %r"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+)
+
+
+def speak_argparse() -> None:
+    """argparse's refusals from the catalogs (see :data:`ARGPARSE_MESSAGES`); its --help
+    has no entries there and stays English."""
+    import gettext
+
+    from firmware_bridge.words import CATALOGS
+
+    gettext.bindtextdomain("messages", str(CATALOGS))
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a refused argument is one line (``briscola-table mat: argument
     --dpi: ...``) instead of the usage block and the message: the usage is in --help."""
@@ -61,8 +100,10 @@ class Parser(argparse.ArgumentParser):
                      + _t("(see {command} --help)", command=self.prog) + "\n")
 
 
-def fail(command: str | None, message: str) -> int:
+def fail(command: str | None, message: object) -> int:
     """Say what is wrong in one line, the same way for every command; exit status 2.
-    ``message`` is already in the terminal's language (:func:`_t`)."""
-    print(f"{PROG}{' ' + command if command else ''}: {message}", file=sys.stderr, flush=True)
+    ``message`` is already in the terminal's language (:func:`_t`), or is what another
+    part said (a ``Say``, an exception made of one: :func:`said`)."""
+    print(f"{PROG}{' ' + command if command else ''}: {said(message)}", file=sys.stderr,
+          flush=True)
     return 2

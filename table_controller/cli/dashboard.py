@@ -8,7 +8,7 @@ import signal
 import sys
 from pathlib import Path
 
-from table_controller.cli.common import _t, fail
+from table_controller.cli.common import _t, fail, said
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,13 +60,13 @@ def run(args: argparse.Namespace) -> int:
         try:
             sock, _ = listen(args.host, args.port)
         except ListenError as exc:
-            return fail("dashboard", str(exc))
+            return fail("dashboard", exc)
     if args.db is None:
         args.db = store_path(Config())  # the user's data folder, made when missing
     try:
         store = open_store(args.db, reset_damaged=args.reset_store)
     except StoreDamaged as exc:
-        return fail("dashboard", str(exc))
+        return fail("dashboard", exc)
     except (StoreError, OSError) as exc:
         return fail("dashboard", _t("cannot open {path}: {problem}", path=args.db,
                                     problem=exc))
@@ -112,9 +112,9 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(config, store=store)  # resumes the match in progress
     except StoreError as exc:
         store.close()
-        return fail("dashboard", str(exc))
+        return fail("dashboard", exc)
     for note in store.notes:  # a damaged file set aside, replayed verdicts that changed
-        print(f"briscola-table dashboard: {note}", file=sys.stderr, flush=True)
+        print(f"briscola-table dashboard: {said(note)}", file=sys.stderr, flush=True)
     if args.demo:
         from web_dashboard.demo import run_demo
         run_demo(app.extensions["briscola"]["session"], args.demo)
@@ -159,6 +159,6 @@ def _set_pin(store) -> int:
     try:
         PinGuard(store).set(pin)
     except ValueError as exc:
-        return fail("dashboard", str(exc))
+        return fail("dashboard", exc)
     print(_t("PIN saved"))
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from table_controller.cli.common import _t, fail
+from table_controller.cli.common import _t, fail, terminal_language
 
 
 def _probability(text: str) -> float:
@@ -55,6 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scale", type=_scale, default=4,
                    help="pixel size in the PNGs, 1-16 (default 4)")
     p.add_argument("--port", help="also show each one on the board at this serial port")
+    p.add_argument("--language", choices=("it", "en", "fr"),
+                   help="the display's words (default: the terminal's language)")
     p.set_defaults(handler=run_display_test)
 
     p = sub.add_parser(
@@ -79,7 +81,7 @@ def run_emulator(args: argparse.Namespace) -> int:
     try:
         emu = Emulator(args.link, flip=args.flip, drop=args.drop, pace_baud=args.pace).start()
     except BuildError as exc:
-        fail("emulator", str(exc))
+        fail("emulator", exc)
         return 1  # not the input: the machine cannot build the firmware
     print(f"board emulator on {emu.port} -> {emu.pty}", flush=True)
 
@@ -103,17 +105,21 @@ def run_display_test(args: argparse.Namespace) -> int:
     from firmware_bridge.display import png_bytes
     from firmware_bridge.screen import render
     from firmware_bridge.table_state import TableState
+    from firmware_bridge.words import language_index, words
 
+    lang = args.language or terminal_language()
+    w = words(lang)
+    base = TableState(language=language_index(lang))  # the board's own words, in it
     scenes = {
-        "idle": TableState(),
-        "turn": TableState(players=4, dealer=1, turn=2, trick_seat=1, trick_no=3,
-                           draw_order=(1, 2, 3, 0), trump_suit="s", trump_rank=9),
-        "violation": TableState(players=2, trump_suit="d", trump_rank=1, error_kind=1,
-                                error_seat=1, error_text="P2 played 7c but it is "
-                                "P1's turn"),
-        "result": TableState(players=4, outcome=1, winners=(0, 2), points=(40, 20, 30, 30),
-                             team_points=(70, 50), trump_suit="b", trump_rank=10),
-        "text": TableState(text=("Briscola table", "", "Press New hand", "to start")),
+        "idle": base,
+        "turn": base.replace(players=4, dealer=1, turn=2, trick_seat=1, trick_no=3,
+                             draw_order=(1, 2, 3, 0), trump_suit="s", trump_rank=9),
+        "violation": base.replace(players=2, trump_suit="d", trump_rank=1, error_kind=1,
+                                  error_seat=1, error_text=w["msg_out_of_turn"].format(
+                                      player="P2", card="7c", turn="P1")),
+        "result": base.replace(players=4, outcome=1, winners=(0, 2), points=(40, 20, 30, 30),
+                               team_points=(70, 50), trump_suit="b", trump_rank=10),
+        "text": base.replace(text=(w["title"], "", w["sample_press"], w["sample_start"])),
     }
     args.out.mkdir(parents=True, exist_ok=True)
     link = None
@@ -127,7 +133,8 @@ def run_display_test(args: argparse.Namespace) -> int:
             print(path)
             if link is not None:
                 link.set_state(state)
-                print("  on the board" if link.wait_synced(3) else "  board not answering")
+                print("  " + (_t("on the board") if link.wait_synced(3)
+                              else _t("board not answering")))
                 time.sleep(2)
     finally:
         if link is not None:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from table_controller.cli.common import _t, _tn, fail
+from table_controller.cli.common import _t, _tn, fail, said
 from table_controller.engine.events import Event
 from table_controller.engine.record import (
     MAX_HEADER_VALUE,
@@ -51,9 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 MAX_INPUT_CHARS = 64 * 2**20  # a whole evening of events is well under a megabyte
 
 
-def _die(message: str) -> int:
+def _die(message: object) -> int:
     # One line, of a readable length, whatever a file's content put in the message.
-    message = " ".join(str(message).split())
+    message = " ".join(said(message).split())
     if len(message) > 300:
         message = message[:297] + "..."
     return fail("referee", message)
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         referee = Referee(players=args.players, variants=tuple(args.variants),
                           match=args.match, dealer=args.dealer)
     except ValueError as exc:
-        return _die(str(exc))
+        return _die(exc)
     try:
         items, names = read_events(text)
     except RecordError as exc:

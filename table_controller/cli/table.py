@@ -168,7 +168,7 @@ RESET_HELP = ("if the store is damaged (empty, not SQLite, no schema, failing SQ
 
 
 def _store_refused(command: str, exc: Exception | str) -> int:
-    return fail(command, str(exc))
+    return fail(command, exc)
 
 
 def backup(args: argparse.Namespace) -> int:
@@ -263,6 +263,12 @@ class TerminalReport:
         from web_dashboard.i18n import trn
 
         return trn(self.lang, singular, plural, n, **values)
+
+    def said(self, text: object) -> str:
+        """What another part said (a ``Say``: ``table.notes``), in the lines' language."""
+        from web_dashboard.i18n import said
+
+        return said(self.lang, text)
 
     def card(self, card: Any) -> str:
         """"7c (7 of cups)": the code the table uses and its name in words."""
@@ -617,7 +623,7 @@ def _play_demo(args: argparse.Namespace, sim: Any, table: Any, report: TerminalR
         print("  " + _t("staged once per hand, {fault}: {what}", fault=fault,
                         what=_t(FAULTS[fault])))
     for note in table.notes:
-        print(f"  {note}")
+        print(f"  {report.said(note)}")
     print("  " + _t("the table's display is drawn to {path} (removed at the end)",
                     path=workdir / "display.png"))
     if table.url:
@@ -788,7 +794,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        return fail("run", str(exc))
+        return fail("run", exc)
     if args.host is not None or args.port is not None:
         d = config.dashboard
         config = replace(config, dashboard=replace(
@@ -812,7 +818,7 @@ def run(args: argparse.Namespace) -> int:
     table.on_language.append(report.set_language)
     print(report._t("store: {path}", path=db))
     for note in table.notes:
-        print(note)
+        print(report.said(note))
     if table.url:
         print(report._t("dashboard: {where}", where=_for_phones(table.url, report.lang)))
         if sys.stdout.isatty():  # not into the service's journal

@@ -81,7 +81,7 @@ def run_video(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        return _die(str(exc))
+        return _die(exc)
     table = config.table
     if args.config is None:  # the command line's options stand in for a configuration
         table = replace(table, players=args.players)
@@ -90,7 +90,7 @@ def run_video(args: argparse.Namespace) -> int:
     try:
         calls = [parse_call(text, table.players) for text in args.calls]
     except ValueError as exc:
-        return _die(str(exc))
+        return _die(exc)
     if calls and table.players != 5:
         return _die(_t("--call is for Briscola chiamata (5 players), not {players}",
                        players=table.players))
@@ -110,14 +110,14 @@ def run_video(args: argparse.Namespace) -> int:
     try:
         deck = load_deck(args.deck)
     except (DeckFileError, FileNotFoundError) as exc:
-        return _die(str(exc))
+        return _die(exc)
     zones = seat_zones_for(table.players, table.direction.value)
     # Without a configuration, 5 and 6 players are on their only mat, the A2 one.
     paper = "A2" if args.config is None and table.players >= 5 else config.mat_size
     try:
         layout = mat_layout(paper, table.players, table.direction.value)
     except MatError as exc:
-        return _die(str(exc))
+        return _die(exc)
     controller = Controller(referee)
     controller.observer, controller.tracker = table_eyes(
         layout, Recognizer(deck), zones, lambda: controller.referee.hand)

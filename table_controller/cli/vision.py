@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from table_controller.cli.common import N_, _t, fail
+from table_controller.cli.common import N_, _t, _tn, fail, said
 
 MAT_SIZES = ("A3", "A2")
 DPI_RANGE = (10, 600)  # 0 and below draw nothing; above 600 dpi a Pi runs out of memory
@@ -124,7 +124,7 @@ def cmd_mat(args: argparse.Namespace) -> int:
         path = write_mat(args.out, size, px_per_mm=args.dpi / 25.4, players=args.players,
                          direction=args.direction)
     except MatError as exc:
-        return fail("mat", str(exc))
+        return fail("mat", exc)
     except OSError as exc:
         return fail("mat", _write_failed(args.out, exc))
     print(f"wrote {path} ({size}, {args.players} players, {args.dpi:g} dpi)")
@@ -153,22 +153,26 @@ def cmd_enroll(args: argparse.Namespace) -> int:
             from vision.sources import open_source
 
             with open_source(args.camera) as source, _table_outputs(args) as (show, session):
-                print("type a card's code and Enter to take it again", flush=True)
-                deck = guided_enroll(source.frames(), lambda text: print(text, flush=True),
+                print(_t("type a card's code and Enter to take it again"), flush=True)
+                deck = guided_enroll(source.frames(), lambda text: print(said(text), flush=True),
                                      show=show, session=session, retakes=_typed_codes())
     except (EnrollmentError, OSError, ValueError) as exc:
-        return fail("enroll", str(exc))
+        return fail("enroll", said(exc))
     try:
         deck.save(args.out)
     except OSError as exc:
         return fail("enroll", _write_failed(args.out, exc))
-    print(f"wrote {args.out}: {len(deck.codes)} cards"
-          f"{' and the back' if deck.has_back else ''}")
+    if deck.has_back:
+        print(_tn("wrote {path}: {n} card and the back", "wrote {path}: {n} cards and the back",
+                  len(deck.codes), path=args.out))
+    else:
+        print(_tn("wrote {path}: {n} card", "wrote {path}: {n} cards", len(deck.codes),
+                  path=args.out))
     if args.images:  # the guided enrollment shows its own check at the end
         from vision.deck_check import check_deck
 
         for line in check_deck(deck).lines():
-            print(line)
+            print(said(line))
     return 0
 
 
@@ -217,9 +221,10 @@ class _table_outputs:
 
                 indicators = Indicators.from_config(config.indicators)
                 self.closers.append(indicators.close)
-                show = indicators.text
+                indicators.language(config.table.language)
+                show = _display_lines(indicators, config.table.language)
             except Exception as exc:  # no display: the terminal still asks
-                print(f"display not available: {exc}", flush=True)
+                print(_t("display not available: {problem}", problem=said(exc)), flush=True)
             if not self.args.no_dashboard and config.dashboard.enabled:
                 self._serve(config, session)
         return show, session
@@ -238,7 +243,7 @@ class _table_outputs:
             server = make_server(config.dashboard.host, config.dashboard.port, app,
                                  threaded=True)
         except Exception as exc:
-            print(f"dashboard not started: {exc}", flush=True)
+            print(_t("dashboard not started: {problem}", problem=said(exc)), flush=True)
             return
         threading.Thread(target=server.serve_forever, daemon=True).start()
         self.closers.append(server.shutdown)
@@ -246,11 +251,20 @@ class _table_outputs:
 
         # The address a phone can open (not 0.0.0.0, which is where it listens).
         url = phone_url(config.dashboard.host, server.server_port)
-        print(f"phones: {url}enroll", flush=True)
+        print(_t("phones: {url}", url=f"{url}enroll"), flush=True)
 
     def __exit__(self, *exc) -> None:
         for close in reversed(self.closers):
             close()
+
+
+def _display_lines(indicators, language: str):
+    """The enrollment's display lines, said in the table's language, in the display's
+    letters."""
+    from firmware_bridge.words import fold
+    from web_dashboard.i18n import said as said_in
+
+    return lambda *lines: indicators.text(*(fold(said_in(language, line)) for line in lines))
 
 
 def _unreadable(name: str) -> str | None:
