@@ -46,16 +46,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from table_controller.engine.words import Say
+
 from .protocol import MAX_SEATS
 
 DISPLAYS = ("auto", "none", "board", "i2c", "image")
 PIN_FACTORIES = ("auto", "mock", "lgpio", "rpigpio", "pigpio", "native")
 BUTTONS = ("confirm", "undo", "new_hand")
+BUTTONS_TABLE = Say("must be a table like {example}", example="{ confirm = 16 }")
 BAUDS = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
 
 
 class ConfigError(ValueError):
-    """A bad indicators/gpio/serial setting; the message names the key."""
+    """A bad indicators/gpio/serial setting; the message (a ``Say``) names the key."""
+
+
+def _refuse(key: str, problem: Say) -> ConfigError:
+    return ConfigError(Say("{key}: {problem}", key=key, problem=problem))
 
 
 @dataclass(frozen=True)
@@ -116,20 +123,22 @@ class IndicatorsConfig:
         for section, names in keys.items():
             values = data.get(section, {})
             if not isinstance(values, Mapping):
-                raise ConfigError(f"[{section}] must be a table, not {type(values).__name__}")
+                raise _refuse(f"[{section}]", Say("must be a table, not {kind}",
+                                                  kind=type(values).__name__))
             for key, value in values.items():
                 if key not in names:
-                    raise ConfigError(f"{section}.{key}: unknown key (expected one of "
-                                      f"{', '.join(names)})")
+                    raise _refuse(f"{section}.{key}", Say("unknown key (expected one of "
+                                                          "{keys})", keys=", ".join(names)))
                 if names[key] in BUTTONS:
                     buttons[names[key]] = value
                 elif names[key] in kwargs:
-                    raise ConfigError(f"{section}.{key}: set twice (under another name too)")
+                    raise _refuse(f"{section}.{key}",
+                                  Say("set twice (under another name too)"))
                 else:
                     kwargs[names[key]] = value
         if buttons:
             if not isinstance(kwargs.get("buttons", {}), Mapping):
-                raise ConfigError("gpio.buttons: must be a table like { confirm = 16 }")
+                raise _refuse("gpio.buttons", BUTTONS_TABLE)
             kwargs["buttons"] = {**kwargs.get("buttons", {}), **buttons}
         for name in ("seat_leds", "winner_leds"):
             if name in kwargs:
@@ -148,20 +157,22 @@ class IndicatorsConfig:
 
     def validate(self) -> None:
         if self.display not in DISPLAYS:
-            raise ConfigError(f"indicators.display: {self.display!r} is not one of "
-                              f"{', '.join(DISPLAYS)}")
+            raise _refuse("indicators.display", Say("{value} is not one of {choices}",
+                                                    value=repr(self.display),
+                                                    choices=", ".join(DISPLAYS)))
         if self.display == "board" and not self.serial_port:
-            raise ConfigError("indicators.display: 'board' needs serial.port")
+            raise _refuse("indicators.display", Say("'board' needs serial.port"))
         if self.display == "image" and not self.image_path:
-            raise ConfigError("indicators.image_path: the image display needs a path")
+            raise _refuse("indicators.image_path", Say("the image display needs a path"))
         _int(self.brightness, "indicators.brightness", 0, 255)
         _int(self.i2c_port, "indicators.i2c_port", 0, 20)
         _int(self.i2c_address, "indicators.i2c_address", 0x03, 0x77)
         if self.pin_factory not in PIN_FACTORIES:
-            raise ConfigError(f"gpio.pin_factory: {self.pin_factory!r} is not one of "
-                              f"{', '.join(PIN_FACTORIES)}")
+            raise _refuse("gpio.pin_factory", Say("{value} is not one of {choices}",
+                                                  value=repr(self.pin_factory),
+                                                  choices=", ".join(PIN_FACTORIES)))
         if not isinstance(self.active_high, bool):
-            raise ConfigError("gpio.active_high: must be true or false")
+            raise _refuse("gpio.active_high", Say("must be true or false"))
         _int(self.bounce_ms, "gpio.bounce_ms", 0, 1000)
         _int(self.long_press_ms, "gpio.long_press_ms", 100, 10000)
         _int(self.double_press_ms, "serial.double_press_ms", 100, 2000)
@@ -170,42 +181,46 @@ class IndicatorsConfig:
             used.update({2: "I2C SDA", 3: "I2C SCL"})
 
         def claim(pin: Any, key: str) -> None:
-            _int(pin, key, 0, 27, what="a BCM GPIO pin")
+            _int(pin, key, 0, 27, what=Say("a BCM GPIO pin"))
             if pin in used:
-                raise ConfigError(f"{key}: pin {pin} is already used by {used[pin]}")
+                raise _refuse(key, Say("pin {pin} is already used by {other}", pin=pin,
+                                       other=used[pin]))
             used[pin] = key
 
         if self.rgb_leds and (self.seat_leds or self.winner_leds):
-            raise ConfigError("gpio.rgb_leds: use either rgb_leds or seat_leds/winner_leds")
+            raise _refuse("gpio.rgb_leds", Say("use either rgb_leds or seat_leds/winner_leds"))
         for name in ("seat_leds", "winner_leds", "rgb_leds"):
             pins = getattr(self, name)
             if len(pins) > MAX_SEATS:
-                raise ConfigError(f"gpio.{name}: {len(pins)} seats, at most {MAX_SEATS}")
+                raise _refuse(f"gpio.{name}", Say("{n} seats, at most {most}", n=len(pins),
+                                                  most=MAX_SEATS))
         if self.winner_leds and len(self.winner_leds) != len(self.seat_leds):
-            raise ConfigError("gpio.winner_leds: needs one pin per seat, like gpio.seat_leds")
+            raise _refuse("gpio.winner_leds", Say("needs one pin per seat, like "
+                                                  "gpio.seat_leds"))
         for i, pin in enumerate(self.seat_leds):
             claim(pin, f"gpio.seat_leds[{i}]")
         for i, pin in enumerate(self.winner_leds):
             claim(pin, f"gpio.winner_leds[{i}]")
         for i, rgb in enumerate(self.rgb_leds):
             if len(rgb) != 3:
-                raise ConfigError(f"gpio.rgb_leds[{i}]: needs three pins [r, g, b]")
+                raise _refuse(f"gpio.rgb_leds[{i}]", Say("needs three pins [r, g, b]"))
             for c, pin in zip("rgb", rgb, strict=True):
                 claim(pin, f"gpio.rgb_leds[{i}].{c}")
         if self.buzzer is not None:
             claim(self.buzzer, "gpio.buzzer")
         if not isinstance(self.buttons, Mapping):
-            raise ConfigError("gpio.buttons: must be a table like { confirm = 16 }")
+            raise _refuse("gpio.buttons", BUTTONS_TABLE)
         for name, pin in self.buttons.items():
             if name not in BUTTONS:
-                raise ConfigError(f"gpio.buttons.{name}: unknown button (expected "
-                                  f"{', '.join(BUTTONS)})")
+                raise _refuse(f"gpio.buttons.{name}", Say("unknown button (expected {names})",
+                                                          names=", ".join(BUTTONS)))
             claim(pin, f"gpio.buttons.{name}")
         if self.serial_port is not None and not isinstance(self.serial_port, str):
-            raise ConfigError("serial.port: must be a device path")
+            raise _refuse("serial.port", Say("must be a device path"))
         if self.baud not in BAUDS:
-            raise ConfigError(f"serial.baud: {self.baud!r} is not one of "
-                              f"{', '.join(map(str, BAUDS))}")
+            raise _refuse("serial.baud", Say("{value} is not one of {choices}",
+                                             value=repr(self.baud),
+                                             choices=", ".join(map(str, BAUDS))))
         _int(self.ack_timeout_ms, "serial.ack_timeout_ms", 5, 5000)
         _int(self.retries, "serial.retries", 1, 50)
 
@@ -221,12 +236,13 @@ class IndicatorsConfig:
         return len(self.rgb_leds) or len(self.seat_leds)
 
 
-def _int(value: Any, key: str, lo: int, hi: int, what: str = "a number") -> None:
+def _int(value: Any, key: str, lo: int, hi: int, what: str | None = None) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ConfigError(f"{key}: {value!r} is not {what} in {lo}-{hi}")
+        raise _refuse(key, Say("{value} is not {what} in {lo}-{hi}", value=repr(value),
+                               what=what or Say("a number"), lo=lo, hi=hi))
 
 
 def _tuple(value: Any, key: str) -> tuple:
     if not isinstance(value, list | tuple):
-        raise ConfigError(f"{key}: must be a list, not {type(value).__name__}")
+        raise _refuse(key, Say("must be a list, not {kind}", kind=type(value).__name__))
     return tuple(value)

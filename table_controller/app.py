@@ -363,7 +363,8 @@ def camera_frames(spec: int | str, fps: float = 30.0, stop: threading.Event | No
             frame = source.read(timeout=1.0)
             if frame is not None:
                 if waiting:
-                    log.warning("camera %s: picture received, the table is watching", spec)
+                    log.warning(Say("camera {name}: picture received, the table is watching",
+                                    name=spec))
                     waiting = False
                 seen = True
                 yield frame.t, frame.image
@@ -372,9 +373,12 @@ def camera_frames(spec: int | str, fps: float = 30.0, stop: threading.Event | No
                 return
             if source.state == "lost":
                 if not waiting:
-                    what = "lost" if seen else "gives no picture (not found?)"
-                    log.warning("camera %s %s: waiting for it%s", spec, what,
-                                f"; {hint}" if hint else "")
+                    said = Say("camera {name} lost: waiting for it", name=spec) if seen else \
+                        Say("camera {name} gives no picture (not found?): waiting for it",
+                            name=spec)
+                    # A Say as the record's message: the terminal says it in its language.
+                    log.warning(Say("{problem}; {hint}", problem=said, hint=hint) if hint
+                                else said)
                     waiting = True
                 seen = False
                 if stop is not None and stop.wait(retry_s):

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from table_controller.engine.words import Say
+
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"}
 
 
@@ -182,8 +184,8 @@ class PicameraSource(FrameSource):
         try:
             from picamera2 import Picamera2
         except ImportError as exc:
-            raise SourceError("Picamera2 is not installed (sudo apt install "
-                              "python3-picamera2)") from exc
+            raise SourceError(Say("Picamera2 is not installed (sudo apt install "
+                                  "python3-picamera2)")) from exc
         self._cam = Picamera2()
         cfg = self._cam.create_video_configuration(main={"size": self.size, "format": "BGR888"})
         self._cam.configure(cfg)
@@ -265,4 +267,5 @@ def open_source(spec: str | int, fps: float = 30.0) -> FrameSource:
         return FolderSource(path, fps).open()
     if path.is_file() or "://" in spec:
         return VideoCaptureSource(str(spec)).open()
-    raise SourceError(f"no camera, folder, video file or URL named {spec!r}")
+    raise SourceError(Say("no camera, folder, video file or URL named {name}",
+                          name=repr(spec)))

@@ -60,13 +60,11 @@ def _fill(text: str, values: dict[str, object]) -> str:
 
 
 def _said_values(lang: str, values: dict[str, object]) -> dict[str, object]:
-    """Values said in ``lang`` too: a card by its name, what a lower floor said (a
-    ``Say``, an exception made of one) in its words."""
-    from table_controller.engine.cards import Card
+    """Values said in ``lang`` too: what a lower floor said (a ``Say``, an exception made
+    of one) in its words."""
     from table_controller.engine.words import Say
 
-    return {k: card_name(lang, str(v)) if isinstance(v, Card) else
-            said(lang, v) if isinstance(v, Say | BaseException) else v
+    return {k: said(lang, v) if isinstance(v, Say | BaseException) else v
             for k, v in values.items()}
 
 
@@ -110,13 +108,16 @@ def pgettext(context: str, msgid: str, **values: object) -> str:
 def said(lang: str, text: object) -> str:
     """What a lower floor said (a ``table_controller.engine.words.Say``, or an exception
     made of one) in ``lang``, its values too. Any other text is passed on as it is."""
+    from table_controller.engine.cards import Card
     from table_controller.engine.words import Say
 
     if isinstance(text, BaseException) and len(text.args) == 1:
         text = text.args[0]
     if not isinstance(text, Say):
         return str(text)
-    values = {k: v for k, v in text.values.items() if k != "n"}
+    # A card in a Say is named (a code is a str); {n} is the plural's own.
+    values = {k: card_name(lang, str(v)) if isinstance(v, Card) else v
+              for k, v in text.values.items() if k != "n"}
     if text.plural is not None:
         return trn(lang, text.msgid, text.plural, text.n or 0, **values)
     if text.context is not None:

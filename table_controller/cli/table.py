@@ -418,8 +418,13 @@ class TerminalLog(logging.Handler):
         self.setFormatter(logging.Formatter("%(message)s"))
 
     def emit(self, record: logging.LogRecord) -> None:
+        from table_controller.engine.words import Say
+
         try:
-            self.report.say(self.format(record), err=True)
+            # What the table says (a Say) in the lines' language; a library's as it is.
+            text = self.report.said(record.msg) if isinstance(record.msg, Say) and \
+                not record.args else self.format(record)
+            self.report.say(text, err=True)
         except Exception:
             self.handleError(record)
 
@@ -829,9 +834,9 @@ def run(args: argparse.Namespace) -> int:
                            "dealer": referee.first_dealer,
                            "variants": sorted(v.value for v in config.table.variants)})
     source = config.camera.source
-    where = str(args.config) if args.config else "a configuration file (--config)"
-    hint = (f"check its cable, or set [camera] source in {where} (a camera index, a video "
-            "file, an image folder or \"simulator\"); Ctrl-C stops")
+    where = str(args.config) if args.config else _t("a configuration file (--config)")
+    hint = _t("check its cable, or set [camera] source in {where} (a camera index, a video "
+              "file, an image folder or \"simulator\"); Ctrl-C stops", where=where)
     try:
         with routed_logs(report, args.verbose):
             if source == "simulator":

@@ -53,6 +53,7 @@ from table_controller.engine.events import (
 )
 from table_controller.engine.referee import MATCH_LENGTHS, Decision, Referee
 from table_controller.engine.report import hand_report
+from table_controller.engine.words import Say
 
 log = logging.getLogger(__name__)
 
@@ -199,10 +200,11 @@ def _check_names(names: Any) -> list[str]:
     names = list(names or [])
     for name in names:
         if not isinstance(name, str):
-            raise StoreError(f"a player's name must be text, not {shown(name)}")
+            raise StoreError(Say("a player's name must be text, not {value}",
+                                 value=shown(name)))
         if len(name) > MAX_NAME:
-            raise StoreError(f"a player's name is at most {MAX_NAME} characters, "
-                             f"not {len(name)}")
+            raise StoreError(Say("a player's name is at most {most} characters, not {n}",
+                                 most=MAX_NAME, n=len(name)))
     return names
 
 
@@ -215,7 +217,8 @@ def _now() -> str:
 
 
 class StoreError(ValueError):
-    """Bad input to the store (an unknown match, invalid match settings)."""
+    """Bad input to the store (an unknown match, invalid match settings); its message a
+    ``Say`` where a person reads it (the commands say it in the terminal's language)."""
 
 
 class StoreDamaged(StoreError):
@@ -224,8 +227,9 @@ class StoreDamaged(StoreError):
     def __init__(self, path: str, problem: str) -> None:
         self.path = path
         self.problem = problem
-        super().__init__(f"{path} {problem}; nothing in it was changed (--reset-store moves "
-                         "it aside to a dated name and starts a new store)")
+        super().__init__(Say("{path} {problem}; nothing in it was changed (--reset-store "
+                             "moves it aside to a dated name and starts a new store)",
+                             path=path, problem=problem))
 
 
 def set_aside(path: str | Path, now: _dt.datetime | None = None) -> list[Path]:
@@ -261,8 +265,8 @@ def open_store(path: str | Path, reset_damaged: bool = False) -> Store:
             raise
         moved = set_aside(path)
         store = Store(path)
-        store.notes.append(f"{exc.path} {exc.problem}: moved aside to {moved[0]}; "
-                           "a new store begins")
+        store.notes.append(Say("{path} {problem}: moved aside to {moved}; a new store begins",
+                               path=exc.path, problem=exc.problem, moved=moved[0]))
         return store
 
 
@@ -299,16 +303,14 @@ def _check_header(path: Path) -> None:
     """The file's first bytes, before SQLite sees it (it would take an empty file as new)."""
     size = path.stat().st_size
     if size == 0:
-        raise StoreDamaged(str(path), "is empty (0 bytes), not the table's database")
+        raise StoreDamaged(str(path), Say("is empty (0 bytes), not the table's database"))
     with path.open("rb") as f:
         head = f.read(100)
-    if not head.startswith(_SQLITE_MAGIC):
-        if _SQLITE_MAGIC.startswith(head):
-            raise StoreDamaged(str(path), f"is cut short ({size} bytes)")
-        raise StoreDamaged(str(path), "is not an SQLite database (its first bytes are not "
-                                      "SQLite's header)")
-    if size < 512:
-        raise StoreDamaged(str(path), f"is cut short ({size} bytes)")
+    if not head.startswith(_SQLITE_MAGIC) and not _SQLITE_MAGIC.startswith(head):
+        raise StoreDamaged(str(path), Say("is not an SQLite database (its first bytes are "
+                                          "not SQLite's header)"))
+    if not head.startswith(_SQLITE_MAGIC) or size < 512:
+        raise StoreDamaged(str(path), Say("is cut short ({n} bytes)", n=size))
 
 
 class Store:
@@ -329,12 +331,13 @@ class Store:
             self._create(file)
         elif file is not None:
             if not file.is_file():
-                raise StoreError(f"{self.path} is not a file (a directory?): give the "
-                                 "table's database file")
+                raise StoreError(Say("{path} is not a file (a directory?): give the table's "
+                                     "database file", path=self.path))
             try:
                 _check_header(file)
             except OSError as exc:
-                raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+                raise StoreError(Say("cannot read {path}: {problem}", path=self.path,
+                                     problem=exc.strerror or exc)) from None
         try:
             if file is not None:
                 self._check_sound(file)  # read-only, before anything could write to it
@@ -343,8 +346,10 @@ class Store:
         except sqlite3.Error as exc:
             self._drop()
             if file is not None and is_damage(exc):
-                raise StoreDamaged(self.path, f"cannot be read ({exc})") from None
-            raise StoreError(f"cannot use {self.path} as the table's database: {exc}") from None
+                raise StoreDamaged(self.path, Say("cannot be read ({problem})",
+                                                  problem=exc)) from None
+            raise StoreError(Say("cannot use {path} as the table's database: {problem}",
+                                 path=self.path, problem=exc)) from None
         except StoreError:
             self._drop()
             raise
@@ -387,7 +392,8 @@ class Store:
             os.replace(tmp, file)
             _fsync_dir(file.parent)
         except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"cannot create the table's database {file}: {exc}") from None
+            raise StoreError(Say("cannot create the table's database {path}: {problem}",
+                                 path=file, problem=exc)) from None
         finally:
             for sfx in ("", "-wal", "-shm"):
                 Path(f"{tmp}{sfx}").unlink(missing_ok=True)
@@ -400,8 +406,9 @@ class Store:
             problems = [r[0] for r in conn.execute("PRAGMA integrity_check(3)")]
             if problems != ["ok"]:
                 said = " ".join(" ".join(problems).split())  # its report spans lines
-                raise StoreDamaged(self.path, "fails SQLite's integrity check ("
-                                   + (said if len(said) <= 160 else said[:157] + "...") + ")")
+                raise StoreDamaged(self.path, Say("fails SQLite's integrity check ({problem})",
+                                                  problem=said if len(said) <= 160
+                                                  else said[:157] + "..."))
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type='table'")}
@@ -409,12 +416,13 @@ class Store:
             conn.close()
         missing = [t for t in TABLES if t not in tables]
         if not tables:
-            raise StoreDamaged(self.path, "has no tables where the table's schema was "
-                                          "expected")
+            raise StoreDamaged(self.path, Say("has no tables where the table's schema was "
+                                              "expected"))
         if version == 0 or (version <= SCHEMA_VERSION and missing):
-            what = f"lacks the table(s) {', '.join(missing)}" if missing else \
-                "has no schema version"
-            raise StoreDamaged(self.path, f"{what}: it is not the table's database")
+            what = Say("lacks the table(s) {tables}", tables=", ".join(missing)) if missing \
+                else Say("has no schema version")
+            raise StoreDamaged(self.path, Say("{what}: it is not the table's database",
+                                              what=what))
 
     def _wal_identity(self) -> tuple[int, int] | None:
         if not _is_file_path(self.path):
@@ -433,8 +441,8 @@ class Store:
             return
         log.warning("%s-wal was removed while the table ran: checkpointing and reopening",
                     self.path)
-        self.notes.append(f"{self.path}-wal was removed while the table ran: its events were "
-                          "checkpointed into the main file")
+        self.notes.append(Say("{path}-wal was removed while the table ran: its events were "
+                              "checkpointed into the main file", path=self.path))
         db = self._conn()
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         db.close()
@@ -519,8 +527,9 @@ class Store:
         with self._lock:
             version = self._conn().execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
-                raise StoreError(f"{self.path} has schema version {version}, newer than this "
-                                 f"program's {SCHEMA_VERSION}: upgrade briscola-table")
+                raise StoreError(Say("{path} has schema version {version}, newer than this "
+                                     "program's {ours}: upgrade briscola-table",
+                                     path=self.path, version=version, ours=SCHEMA_VERSION))
             for target in range(version + 1, SCHEMA_VERSION + 1):
                 # Statement by statement: executescript() would commit on its own.
                 with self._tx() as tx:
@@ -951,9 +960,9 @@ class Store:
         Returns what the copy holds: matches, hands, events, bytes."""
         out = Path(out)
         if out.exists():
-            raise StoreError(f"{out} already exists: give a new file name")
+            raise StoreError(Say("{path} already exists: give a new file name", path=out))
         if str(out.resolve()) == str(Path(self.path).resolve()):
-            raise StoreError("the backup must go to another file than the store itself")
+            raise StoreError(Say("the backup must go to another file than the store itself"))
         tmp = out.with_name(f".{out.name}.part-{os.getpid()}")
         try:
             dst = sqlite3.connect(tmp, isolation_level=None)
