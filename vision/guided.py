@@ -62,7 +62,7 @@ def _reason(reason: str, card: str, other: str | None) -> tuple[Say, Say]:
                 say_in("display", "{card}: blurred", card=card))
     if reason == "partial":
         return (Say("Not whole in view: move it to the centre"),
-                say_in("display", "{card}: not whole in view", card=card))
+                say_in("display", "{card}: not all in view", card=card))
     if reason == "covered":
         return (Say("Something covers it: take your hand away"),
                 say_in("display", "{card}: covered", card=card))
