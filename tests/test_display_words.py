@@ -24,7 +24,8 @@ def test_every_word_fits_the_screen(lang):
     worst = {"player": "P6", "n": "20", "total": "20", "players": "6", "turn": "P6",
              "card": "10b", "suit": "", "rank": ""}
     for key in ("waiting", "link_down", "title", "no_hand", "trump_none", "last_trick",
-                "leads", "leads_n", "dealer", "note_title", "note_dealt", "note_expected"):
+                "leads", "leads_n", "dealer", "note_title", "note_dealt", "note_expected",
+                "sample_press", "sample_start"):
         assert len(w[key].format(**worst)) <= LINE_CHARS, (lang, key, w[key])
     for kind in range(1, 10):
         assert len(f"! {w[f'error_{kind}']} P6") <= LINE_CHARS, (lang, kind)
@@ -209,3 +210,37 @@ def test_the_buttons_questions_fit_a_line(lang):
     for reason in ("missing", "mismatch", "unplaced", "unknown"):
         text = w[f"hold_{reason}"].format(player=who, card="10b")
         assert len(wrap(text, max_lines=99)) <= 3, (lang, reason, wrap(text, max_lines=99))
+
+
+def guided_display_texts():
+    """The display's lines of the guided enrollment (vision/guided.py), as pybabel finds
+    them (babel.cfg's keywords): every ``say_in("display", ...)`` and ``say_n``."""
+    from pathlib import Path
+
+    from babel.messages.extract import extract_from_file
+
+    path = Path(__file__).resolve().parents[1] / "vision" / "guided.py"
+    found = [(context, message) for _line, message, _comments, context in extract_from_file(
+        "python", str(path), keywords={"say_in": ((1, "c"), 2), "say_n": (1, 2)})]
+    assert len(found) >= 12, found
+    return found
+
+
+@pytest.mark.parametrize("lang", W.LANGUAGES)
+def test_the_enrollments_display_lines_fit_a_line(lang):
+    """Each request and refusal of the guided enrollment on the display, with its widest
+    values (a 3-character code, 41 cards), fits the line in ASCII."""
+    from web_dashboard.i18n import translations
+
+    t = translations(lang)
+    worst = {"card": "10b", "other": "10b", "n": 41, "total": 41}
+    texts = guided_display_texts()
+    for context, message in texts:
+        if isinstance(message, tuple):  # a plural: each form
+            lines = [t.ngettext(*message, n) for n in (1, 2, 41)]
+        else:
+            assert context == "display", message
+            lines = [t.pgettext(context, message)]
+        for line in lines:
+            line = W.fold(line.format(**worst))
+            assert len(line) <= LINE_CHARS and "?" not in line, (lang, message, line)

@@ -45,6 +45,12 @@ def forms(value):
 def test_every_message_in_the_code_has_it_en_and_fr():
     used = extracted()
     assert len(used) > 150  # the pages, the terminal, the display
+    # ... and what the lower floors say (Say, say_in, say_n), argparse's refusals.
+    assert {(None, "unknown key (misspelt?)"), ("display", "Show {card}"),
+            (None, "Show {card_name} ({card})"), (None, "expected one argument"),
+            (None, ("{n} card", "{n} cards")),
+            (None, "{path} {problem}; nothing in it was changed (--reset-store moves it "
+                   "aside to a dated name and starts a new store)")} <= used
     for lang in LANGS:
         catalog = entries(po(lang))
         missing = used - set(catalog)

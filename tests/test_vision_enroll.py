@@ -112,9 +112,9 @@ def test_guided_enrollment_asks_card_by_card_and_catches_repeats(faces):
 
     deck = guided_enroll(frames(), prompts.append, codes=["1d", "2d", "back"], stable_frames=3,
                          timeout_s=20)
-    assert [p for p in prompts if p.startswith("Mostra")][:2] == [
-        "Mostra Asso di denari (1d)", "Mostra 2 di denari (2d)"]
-    assert any(p.startswith("Questa sembra 1d") for p in prompts)
+    assert [p for p in prompts if p.startswith("Show")][:2] == [
+        "Show Ace of coins (1d)", "Show 2 of coins (2d)"]
+    assert any(p.startswith("This looks like 1d") for p in prompts)
     assert sorted(set(deck.labels.tolist())) == ["1d", "2d", "back"]
 
 

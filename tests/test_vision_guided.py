@@ -8,9 +8,11 @@ import cv2
 import numpy as np
 import pytest
 
+from firmware_bridge.words import fold
 from vision.deck_art import DeckStyle, render_deck
 from vision.guided import EnrollSession, guided_enroll, sharpness
 from vision.scenes import card_photo
+from web_dashboard import i18n
 
 SIZE = (640, 480)
 
@@ -49,7 +51,7 @@ class Camera:
             m = None
             for text in reversed(self.prompts):
                 m = re.search(r"\((\d+[dcsb]|back)\)$", text) or re.match(
-                    r"Di nuovo: (\S+)$", text) or re.search(r"mostra (\S+)$", text)
+                    r"Again: (\S+)$", text) or re.search(r"show (\S+)$", text)
                 if m:
                     break
             want = m.group(1)
@@ -73,9 +75,18 @@ def test_blurred_partial_and_repeated_captures_are_refused_with_their_reason(fac
                          show=lambda *lines: shown.append(lines), session=session)
     assert [(r.code, r.reason, r.other) for r in session.refusals] == [
         ("1d", "blurred", None), ("2d", "partial", None), ("2d", "duplicate", "1d")]
-    assert any(p.startswith("Sfocata") and p.endswith("mostra 1d") for p in prompts)
-    assert any(p.startswith("Non è tutta nell'inquadratura") for p in prompts)
-    assert "Questa sembra 1d, già presa: mostra 2d" in prompts
+    assert any(p.startswith("Blurred") and p.endswith("show 1d") for p in prompts)
+    assert any(p.startswith("Not whole in view") for p in prompts)
+    assert "This looks like 1d, already captured: show 2d" in prompts
+    # Said in the terminal's language, and on the display in the table's.
+    said = [i18n.said("it", p) for p in prompts]
+    assert "Questa sembra 1d, già presa: mostra 2d" in said
+    assert any(p.startswith("Sfocata") and p.endswith("mostra 1d") for p in said)
+    assert "Mostra Asso di denari (1d)" in said and "Mostra il dorso (back)" in said
+    assert ("Montrez 1d", "seule, a plat, fixe") in [
+        tuple(fold(i18n.said("fr", line)) for line in lines) for lines in shown]
+    assert ("2d: 1d già presa", "Mostra 2d") in [
+        tuple(i18n.said("it", line) for line in lines) for lines in shown]
     # The display said each request and each refusal, in lines that fit it.
     assert ("Show 1d", "alone, flat, still") in shown and ("2d: already have 1d", "Show 2d") \
         in shown
@@ -111,9 +122,12 @@ def test_a_captured_card_is_taken_again_when_asked(faces):
 
     deck = guided_enroll(camera, watch, codes=["1d", "2d", "3d"], stable_frames=3,
                          timeout_s=30, session=session, retakes=terminal)
-    asked = [p for p in prompts if p.startswith(("Mostra", "Di nuovo"))]
-    assert asked == ["Mostra Asso di denari (1d)", "Mostra 2 di denari (2d)",
-                     "Di nuovo: 1d", "Mostra Asso di denari (1d)", "Mostra 3 di denari (3d)"]
+    asked = [p for p in prompts if p.startswith(("Show", "Again"))]
+    assert asked == ["Show Ace of coins (1d)", "Show 2 of coins (2d)",
+                     "Again: 1d", "Show Ace of coins (1d)", "Show 3 of coins (3d)"]
+    assert [i18n.said("it", p) for p in asked] == [
+        "Mostra Asso di denari (1d)", "Mostra 2 di denari (2d)", "Di nuovo: 1d",
+        "Mostra Asso di denari (1d)", "Mostra 3 di denari (3d)"]
     assert not np.array_equal(session.patches["1d"], first["1d"])
     assert sorted(set(deck.labels.tolist())) == ["1d", "2d", "3d"]
 
@@ -167,5 +181,8 @@ def test_the_phone_shows_the_enrollment_and_re_takes_a_card_with_the_pin(tmp_pat
     assert "Ace of coins will be asked again." in r.text
     assert session.next_retake() == "1d"
     r = client.post("/enroll/retake", data={"code": "2d", "csrf_token": token},
-                    follow_redirects=True)
+                    headers={"Accept-Language": "en"}, follow_redirects=True)
     assert "2d has not been captured yet" in r.text
+    r = client.post("/enroll/retake", data={"code": "2d", "csrf_token": token},
+                    headers={"Accept-Language": "fr"}, follow_redirects=True)
+    assert "2d n&#39;a pas encore été prise" in r.text  # the phone's language

@@ -117,7 +117,7 @@ def said(lang: str, text: object) -> str:
         return str(text)
     # A card in a Say is named (a code is a str); {n} is the plural's own.
     values = {k: card_name(lang, str(v)) if isinstance(v, Card) else v
-              for k, v in text.values.items() if k != "n"}
+              for k, v in text.values.items() if k != "n" or text.plural is None}
     if text.plural is not None:
         return trn(lang, text.msgid, text.plural, text.n or 0, **values)
     if text.context is not None:
