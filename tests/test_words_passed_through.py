@@ -200,3 +200,19 @@ def test_the_tables_dashboard_gets_the_configurations_language(tmp_path):
             assert "Aucune partie en cours." in r.read().decode()
     finally:
         table.close()
+
+
+def test_the_deck_checks_report_is_said_in_each_language():
+    from vision.deck_check import DeckReport
+
+    report = DeckReport(faces=41, views=205, right=200, wrong=[("4d", "5d")], unknown=4,
+                        hard_pairs=[("4d", "5d")], same_half=[("7c", "2c")])
+    lines = report.lines()
+    assert lines[0] == ("Deck check: 41 faces; 205 damaged views of your own pictures: "
+                        "97.6% named right, 1 wrong, 4 left unknown (the table asks for "
+                        "those)")
+    it = [i18n.said("it", line) for line in lines]
+    assert it[0].startswith("Controllo del mazzo: 41 facce; 205 viste danneggiate")
+    assert it[1] == ("Riconosciute male: 4d->5d - rifai quelle foto (carta intera, luce "
+                     "uniforme)")
+    assert i18n.said("fr", lines[2]) == "Les plus difficiles à distinguer : 4d/5d"

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from table_controller.engine.words import Say
 from vision.augment import camera_patch
 from vision.deck import BACK, EnrolledDeck
 from vision.embed import PATCH_H
@@ -48,22 +49,27 @@ class DeckReport:
     def accuracy(self) -> float:
         return self.right / max(1, self.views)
 
-    def lines(self) -> list[str]:
+    def lines(self) -> list[Say]:
         """The report as short lines, for the terminal, the display and the phone."""
-        out = [f"Deck check: {self.faces} faces; {self.views} damaged views of your own "
-               f"pictures: {100 * self.accuracy:.1f}% named right, {len(self.wrong)} wrong, "
-               f"{self.unknown} left unknown (the table asks for those)"]
+        # Each a Say (table_controller.engine.words): said in the reader's language.
+        out = [Say("Deck check: {faces} faces; {views} damaged views of your own pictures: "
+                   "{right}% named right, {wrong} wrong, {unknown} left unknown (the table "
+                   "asks for those)", faces=self.faces, views=self.views,
+                   right=f"{100 * self.accuracy:.1f}", wrong=len(self.wrong),
+                   unknown=self.unknown)]
         if self.wrong:
-            out.append("Named wrong: " + ", ".join(f"{a} as {b}" for a, b in self.wrong[:6])
-                       + " - take those pictures again (whole card, even light)")
+            out.append(Say("Named wrong: {cards} - take those pictures again (whole card, "
+                           "even light)", cards=", ".join(f"{a}->{b}"
+                                                          for a, b in self.wrong[:6])))
         # Pairs the self-test mixed up more than once, else the closest faces.
         pairs = [f"{a}/{b}" for a, b, n in self.confused if n > 1][:6] or \
             [f"{a}/{b}" for a, b in self.hard_pairs[:6]]
         if pairs:
-            out.append("Hardest to tell apart: " + ", ".join(pairs))
+            out.append(Say("Hardest to tell apart: {pairs}", pairs=", ".join(pairs)))
         if self.same_half:
-            out.append("Under the stock these show the same half (the table asks after a "
-                       "swap): " + ", ".join(f"{a}/{b}" for a, b in self.same_half[:6]))
+            out.append(Say("Under the stock these show the same half (the table asks after "
+                           "a swap): {pairs}",
+                           pairs=", ".join(f"{a}/{b}" for a, b in self.same_half[:6])))
         return out
 
 
