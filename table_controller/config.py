@@ -226,13 +226,13 @@ def _table(r: _Reader) -> TableConfig:
                             players=players, n=len(names)))
     try:
         direction = Direction.parse(r.take("direction", "ccw", str, Say("'ccw' or 'cw'")))
-    except ValueError as exc:
-        r.fail("direction", str(exc))
+    except ValueError as exc:  # the engine's Say, said in the reader's language
+        r.fail("direction", exc.args[0])
     raw_variants = r.take("variants", [], list, Say("a list such as [\"swap7\"]"))
     try:
         variants = frozenset(Variant.parse(v) for v in raw_variants)
-    except ValueError as exc:
-        r.fail("variants", str(exc))
+    except ValueError as exc:  # the engine's Say, said in the reader's language
+        r.fail("variants", exc.args[0])
     if players == 5 and variants:
         r.fail("variants", Say("Briscola chiamata (5 players) has no face-up card to swap"))
     match = r.take("match", 1, int, Say("1, 3 or 5"))

@@ -146,7 +146,7 @@ def test_backup_copies_a_store_in_use_as_one_self_contained_file(tmp_path, capsy
     assert main(["backup", "--db", str(path), str(out)]) == 0
     said = capsys.readouterr().out
     n = len(store.events(info.id))
-    assert f"1 matches, 2 hands, {n} events" in said and "integrity ok" in said
+    assert f"1 match, 2 hands, {n} events" in said and "integrity ok" in said
     assert not wal(out).exists()
     conn = sqlite3.connect(out)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"

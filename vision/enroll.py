@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from table_controller.engine.cards import ALL_CARDS, Card, CardError
+from table_controller.engine.words import Say, say_n
 from vision.deck import BACK, EnrolledDeck, model_sha1
 from vision.deck_folder import on_white, with_outline
 from vision.detect import edge_support, find_cards_classical, refine_corners, warp_card
@@ -73,13 +74,13 @@ def card_shape(image: np.ndarray, face: bool = True) -> tuple[np.ndarray, float]
         seen = _net_photo_card(image, m) if face else []
         if not seen and _is_scan(image, quad):
             if face and _paper(image) < 0.3:
-                raise NoCardFound("no card found")  # a table, a wall: no card stock in view
+                raise NoCardFound(Say("no card found"))  # a table, a wall: no card stock in view
             return card_patch_whole(image), whole
         if seen and not whole_in_view:
             corners = _better_outline(image, [], m)
             return warp_card(image, corners), _ratio(corners)
     if not whole_in_view:
-        raise NoCardFound("no card found")
+        raise NoCardFound(Say("no card found"))
     quad = max(whole_in_view, key=lambda q: q.area)
     # A reference is compared pixel by pixel with every later view: its corners must be
     # the card's own, not the detector's rough ones (twice: a first pass may stop short).
@@ -155,7 +156,7 @@ def _better_outline(image: np.ndarray, quads: list, margin: float) -> np.ndarray
         tries += [refine_corners(image, refine_corners(image, c)) for c in found]
     support = [edge_support(image, c) for c in tries]
     if not tries or max(support) < SURE_EDGE:
-        raise NoCardFound("the card's edge is not clear all round")
+        raise NoCardFound(Say("the card's edge is not clear all round"))
     return tries[int(np.argmax(support))]
 
 
@@ -239,7 +240,7 @@ def read_enrollment_dir(folder: str | Path,
     """
     folder = Path(folder)
     if not folder.is_dir():
-        raise EnrollmentError(f"enrollment folder not found: {folder}")
+        raise EnrollmentError(Say("enrollment folder not found: {folder}", folder=folder))
     by_code: dict[str, list[Path]] = {}
     ignored: list[str] = []
     for p in sorted(folder.iterdir()):
@@ -253,13 +254,16 @@ def read_enrollment_dir(folder: str | Path,
             by_code.setdefault(str(Card.parse(stem)), []).append(p)
         except CardError:
             ignored.append(p.name)
-    problems: list[str] = []
+    problems: list[Say] = []
     missing = [str(c) for c in ALL_CARDS if str(c) not in by_code]
     if missing:
-        problems.append(f"missing {len(missing)} card(s): {', '.join(missing)}")
+        # Both English forms keep the "(s)" that scripts read; the catalogs agree with n.
+        problems.append(say_n("missing {n} card(s): {cards}", "missing {n} card(s): {cards}",
+                              len(missing), cards=", ".join(missing)))
     for code, paths in by_code.items():
         if len(paths) > 1:
-            problems.append(f"duplicate images for {code}: {', '.join(p.name for p in paths)}")
+            problems.append(Say("duplicate images for {card}: {files}", card=code,
+                                files=", ".join(p.name for p in paths)))
     out: dict[str, object] = {}
     unreadable: list[str] = []
     digests: dict[str, str] = {}
@@ -271,15 +275,30 @@ def read_enrollment_dir(folder: str | Path,
         img = _as_card_image(img)
         digest = hashlib.sha1(img.tobytes()).hexdigest()
         if digest in digests:
-            problems.append(f"{digests[digest]} and {paths[0].name} are the same picture")
+            problems.append(Say("{file} and {other} are the same picture",
+                                file=digests[digest], other=paths[0].name))
         digests.setdefault(digest, paths[0].name)
         out[code] = img if each is None else each(code, img)
     if unreadable:
-        problems.append(f"unreadable image(s): {', '.join(unreadable)}")
+        problems.append(say_n("unreadable image(s): {files}", "unreadable image(s): {files}",
+                              len(unreadable), files=", ".join(unreadable)))
     if problems:
-        hint = f" (ignored files not named by card code: {', '.join(ignored)})" if ignored else ""
-        raise EnrollmentError(f"cannot enroll {folder}: " + "; ".join(problems) + hint)
+        listed = _listed(problems)
+        if ignored:
+            raise EnrollmentError(Say("cannot enroll {folder}: {problems} (ignored files not "
+                                      "named by card code: {files})", folder=folder,
+                                      problems=listed, files=", ".join(ignored)))
+        raise EnrollmentError(Say("cannot enroll {folder}: {problems}", folder=folder,
+                                  problems=listed))
     return out
+
+
+def _listed(problems: list[Say]) -> Say:
+    """The problems one after another ("a; b; c"), each said in the reader's language."""
+    listed = problems[0]
+    for problem in problems[1:]:
+        listed = Say("{first}; {then}", first=listed, then=problem)
+    return listed
 
 
 def _views(patch: np.ndarray, rng: np.random.Generator, n: int) -> list[np.ndarray]:
@@ -356,9 +375,10 @@ def enroll_directory(folder: str | Path, embedder: Embedder | None = None) -> En
     ratios = {code: got[1] for code, got in shapes.items() if got is not None}
     if lost:
         names = {code: p for code, p in _file_names(folder).items() if code in lost}
-        raise EnrollmentError(f"cannot enroll {folder}: no card found in "
-                              + ", ".join(names.get(c, c) for c in sorted(lost))
-                              + " (photograph the card whole, on a plain surface, or crop it)")
+        raise EnrollmentError(Say("cannot enroll {folder}: no card found in {files} "
+                                  "(photograph the card whole, on a plain surface, or crop "
+                                  "it)", folder=folder,
+                                  files=", ".join(names.get(c, c) for c in sorted(lost))))
     ratio = float(np.median([r for c, r in ratios.items() if c != BACK]))
     return enroll_patches(patches, embedder, Path(folder).name, ratio)
 

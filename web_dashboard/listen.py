@@ -12,14 +12,18 @@ import errno
 import socket
 from typing import Any
 
+from table_controller.engine.words import Say
+
 
 class ListenError(OSError):
-    """The dashboard cannot listen where it was asked to; the message says why."""
+    """The dashboard cannot listen where it was asked to; the message (a ``Say``) says
+    why."""
 
 
-def listen(host: str, port: int, tries: int = 1) -> tuple[socket.socket, str | None]:
+def listen(host: str, port: int, tries: int = 1) -> tuple[socket.socket, Say | None]:
     """A socket listening on ``host:port`` and, when that port was taken and ``tries``
-    allowed the next ones, a sentence saying which port it is on instead."""
+    allowed the next ones, a sentence saying which port it is on instead (a ``Say``, for
+    the terminal's language)."""
     last = min(port + max(tries, 1), 65536) - 1
     for candidate in range(port, last + 1):
         try:
@@ -30,15 +34,18 @@ def listen(host: str, port: int, tries: int = 1) -> tuple[socket.socket, str | N
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 continue
-            raise ListenError(f"cannot listen on {host}:{candidate}: "
-                              f"{exc.strerror or exc}") from None
+            raise ListenError(Say("cannot listen on {address}: {problem}",
+                                  address=f"{host}:{candidate}",
+                                  problem=exc.strerror or exc)) from None
         note = None if candidate == port else \
-            f"port {port} is in use: the dashboard is on port {candidate}"
+            Say("port {port} is in use: the dashboard is on port {other}", port=port,
+                other=candidate)
         return sock, note
     if last == port:
-        raise ListenError(f"port {port} is in use (another dashboard running?): "
-                          "give another port")
-    raise ListenError(f"ports {port}-{last} are all in use: give another port")
+        raise ListenError(Say("port {port} is in use (another dashboard running?): give "
+                              "another port", port=port))
+    raise ListenError(Say("ports {first}-{last} are all in use: give another port",
+                          first=port, last=last))
 
 
 def make_server_on(sock: socket.socket, app: Any, **kwargs: Any) -> Any:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
 
 from table_controller.engine.referee import MATCH_LENGTHS
 from table_controller.engine.rules import TRICKS_PER_HAND, Variant
+from table_controller.engine.words import Say
 from web_dashboard.card_faces import enrolled_decks, printed_available
-from web_dashboard.i18n import LANGUAGES, _
+from web_dashboard.i18n import LANGUAGES, _, said
 from web_dashboard.i18n import table_language as i18n_table_language
 from web_dashboard.security import require_pin_form
 
@@ -29,7 +30,8 @@ KNOWN_NAMES = 30  # names suggested on the setup page, most recently seated firs
 
 
 class SetupError(ValueError):
-    pass
+    """Setup input refused: a ``Say`` (English for the API's JSON, the page's language on
+    the setup page)."""
 
 
 _INTEGER = re.compile(r"-?[0-9]{1,6}")  # ASCII digits only: int() also takes "²"-like ones
@@ -54,49 +56,51 @@ def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
     """
     players = small_int(data.get("players", 2))
     if players is None:
-        raise SetupError("'players' must be a number from 2 to 6")
+        raise SetupError(Say("'players' must be a number from 2 to 6"))
     if players not in TRICKS_PER_HAND:
-        raise SetupError(f"'players' must be 2 to 6, not {players}")
+        raise SetupError(Say("'players' must be 2 to 6, not {value}", value=players))
     names = data.get("names")
     if names is None:
         names = [data.get(f"name{s}", "") for s in range(players)]
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise SetupError("'names' must be a list of strings, one per seat")
+        raise SetupError(Say("'names' must be a list of strings, one per seat"))
     names = [n.strip()[:24] for n in names][:players]
     variants = data.get("variants", [])
     if isinstance(variants, str):
         variants = [variants]
     if not isinstance(variants, list):
-        raise SetupError("'variants' must be a list such as [\"swap7\"]")
+        raise SetupError(Say("'variants' must be a list such as [\"swap7\"]"))
     try:
         variants = sorted({Variant.parse(v).value for v in variants})
     except ValueError as exc:
-        raise SetupError(str(exc)) from None
+        raise SetupError(exc.args[0]) from None  # the engine's Say
     length = data.get("length")
     if length in ("", "open", None):
         length = None
     else:
         length = small_int(length)
         if length is None:
-            raise SetupError("'length' must be 1, 3, 5 or null (an open series)")
+            raise SetupError(Say("'length' must be 1, 3, 5 or null (an open series)"))
         if length not in MATCH_LENGTHS:
-            raise SetupError(f"'length' must be 1, 3, 5 or null, not {length}")
+            raise SetupError(Say("'length' must be 1, 3, 5 or null, not {value}", value=length))
     deck = data.get("deck") or "builtin"
     if deck not in available_decks():
-        raise SetupError(f"unknown deck {str(deck)[:40]!r}: available are "
-                         f"{', '.join(available_decks())}")
+        raise SetupError(Say("unknown deck {value}: available are {decks}",
+                             value=repr(str(deck)[:40]), decks=", ".join(available_decks())))
     dealer = data.get("dealer")
     if dealer in ("", None):
         dealer = None
     else:
         dealer = small_int(dealer)
         if dealer is None:
-            raise SetupError("'dealer' must be a seat number")
+            raise SetupError(Say("'dealer' must be a seat number"))
         if not 0 <= dealer < players:
-            raise SetupError(f"'dealer' must be a seat 0..{players - 1}, not {dealer}")
+            # The field counts seats from 0 (as the JSON does): said with the P names.
+            raise SetupError(Say("'dealer' must be a seat from 0 (P1) to {last} (P{n}), "
+                                 "not {value}", last=players - 1, n=players, value=dealer))
     if players == 5 and variants:
-        raise SetupError("the swap variants need a face-up briscola; Briscola chiamata "
-                         "(5 players) has none")
+        raise SetupError(Say("the swap variants need a face-up briscola; Briscola "
+                             "chiamata (5 players) has none"))
     return {"players": players, "names": names, "variants": variants, "length": length,
             "deck": deck, "dealer": dealer}
 
@@ -125,7 +129,7 @@ def submit():
     try:
         args = parse_setup(data)
     except SetupError as exc:
-        flash(str(exc), "error")
+        flash(said(g.lang, exc), "error")
         return redirect(url_for("setup.form"))
     hub = current_app.extensions["briscola"]["hub"]
     language = form.get("language")

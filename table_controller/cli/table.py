@@ -192,8 +192,11 @@ def backup(args: argparse.Namespace) -> int:
             store.close()
     except (StoreError, OSError) as exc:
         return _store_refused("backup", exc)
-    print(f"backed up {db} to {args.out}: {got['matches']} matches, {got['hands']} hands, "
-          f"{got['events']} events, {got['bytes'] // 1024} KiB, integrity ok")
+    print(_t("backed up {path} to {out}: {matches}, {hands}, {events}, {size} KiB, "
+             "integrity ok", path=db, out=args.out,
+             matches=_tn("{n} match", "{n} matches", got["matches"]),
+             hands=_tn("{n} hand", "{n} hands", got["hands"]),
+             events=_tn("{n} event", "{n} events", got["events"]), size=got["bytes"] // 1024))
     return 0
 
 

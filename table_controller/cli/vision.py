@@ -127,7 +127,9 @@ def cmd_mat(args: argparse.Namespace) -> int:
         return fail("mat", exc)
     except OSError as exc:
         return fail("mat", _write_failed(args.out, exc))
-    print(f"wrote {path} ({size}, {args.players} players, {args.dpi:g} dpi)")
+    print(_tn("wrote {path} ({size}, {n} player, {dpi} dpi)",
+              "wrote {path} ({size}, {n} players, {dpi} dpi)", args.players, path=path,
+              size=size, dpi=f"{args.dpi:g}"))
     return 0
 
 
@@ -316,8 +318,8 @@ def cmd_recognize(args: argparse.Namespace) -> int:
                  for s in seen if s.identity.card != "back"]
         results.append({"image": name, "cards": cards, "ms": round(ms, 1)})
         if not args.json:
-            names = ", ".join(c["card"] or "?" for c in cards) or "no cards"
-            print(f"{name}: {names} ({ms:.1f} ms)")
+            names = ", ".join(c["card"] or "?" for c in cards) or _t("no cards")
+            print(_t("{path}: {cards} ({ms} ms)", path=name, cards=names, ms=f"{ms:.1f}"))
     if args.json:
         print(json.dumps(results))
     return 0

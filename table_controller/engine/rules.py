@@ -16,6 +16,7 @@ from table_controller.engine.cards import (
     deck_for,
     short_repr,
 )
+from table_controller.engine.words import Say
 
 
 class Variant(enum.StrEnum):
@@ -32,8 +33,9 @@ class Variant(enum.StrEnum):
             return cls(str(name).strip().lower())
         except ValueError:
             known = ", ".join(v.value for v in cls)
-            raise ValueError(f"unknown variant {short_repr(name)}: known variants are "
-                             f"{known}") from None
+            # A Say: the English str, said in the reader's language where it reaches one.
+            raise ValueError(Say("unknown variant {value}: known variants are {known}",
+                                 value=short_repr(name), known=known)) from None
 
 
 class Direction(enum.StrEnum):
@@ -49,7 +51,8 @@ class Direction(enum.StrEnum):
             return cls.COUNTERCLOCKWISE
         if t in ("cw", "clockwise", "orario"):
             return cls.CLOCKWISE
-        raise ValueError(f"unknown play direction {short_repr(text)}: use 'ccw' or 'cw'")
+        raise ValueError(Say("unknown play direction {value}: use 'ccw' or 'cw'",
+                             value=short_repr(text)))
 
     def place_of(self, seat: int, players: int) -> int:
         """The physical place (numbered counter-clockwise round the mat) of ``seat``."""
