@@ -204,6 +204,26 @@ def test_forms_need_the_pin_and_a_csrf_token(app, client):
     assert len(session_of(app).referee.hands) == 1  # nothing was undone
 
 
+def test_the_setup_pages_refusal_is_said_in_the_pages_language(app, unlocked):
+    import html
+
+    unlocked.get("/lang/fr")
+    for data, said in (
+            ({"players": "2", "dealer": "2"},
+             "'dealer' doit être une place de 0 (P1) à 1 (P2), pas 2"),
+            ({"players": "2", "variants": ["swap9"]},
+             "variante inconnue 'swap9' : les variantes connues sont swap7, swap2")):
+        r = unlocked.post("/setup/", data={"csrf_token": csrf(unlocked), **data},
+                          follow_redirects=True)
+        flashes = re.findall(r'<p class="flash error">(.*?)</p>', r.get_data(as_text=True))
+        assert [html.unescape(f) for f in flashes] == [said]
+    assert hub_of(app).snapshot().get("match") is None  # nothing was set up
+    # The API's JSON keeps the English text.
+    r = unlocked.post("/api/v1/setup", json={"variants": ["swap9"]},
+                      headers={"X-Table-PIN": PIN})
+    assert r.get_json()["error"] == "unknown variant 'swap9': known variants are swap7, swap2"
+
+
 def test_setup_form_new_hand_correction_and_undo(app, unlocked):
     token = csrf(unlocked, "/setup/")
     r = unlocked.post("/setup/", data={"csrf_token": token, "players": "2", "name0": "Giulia",
@@ -247,7 +267,8 @@ def test_setup_form_new_hand_correction_and_undo(app, unlocked):
         f"/history/{match_id}", headers={"Accept-Language": "en"}).get_data(as_text=True)
     r = unlocked.post("/setup/", data={"csrf_token": token, "players": "9"})
     assert r.headers["Location"] == "/setup/"
-    assert "2 to 6" in unlocked.get("/setup/").get_data(as_text=True)
+    # The refusal in the page's language (the table's, French since the setup above).
+    assert "doit être de 2 à 6, pas 9" in unlocked.get("/setup/").get_data(as_text=True)
 
 
 # -- JSON API ----------------------------------------------------------------------------

@@ -216,3 +216,154 @@ def test_the_deck_checks_report_is_said_in_each_language():
     assert it[1] == ("Riconosciute male: 4d->5d - rifai quelle foto (carta intera, luce "
                      "uniforme)")
     assert i18n.said("fr", lines[2]) == "Les plus difficiles à distinguer : 4d/5d"
+
+
+# -- the enrollment's refusals, mat's, backup's and recognize's lines, the port, the
+# -- configuration's direction and variants ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def faces():
+    from vision.enroll import builtin_faces
+
+    return builtin_faces()
+
+
+def _deck_folder(folder, faces, skip=()):
+    import cv2
+
+    folder.mkdir()
+    for code, img in faces.items():
+        if code not in skip:
+            cv2.imwrite(str(folder / f"{code}.png"), img)
+    return folder
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("it", "briscola-table enroll: impossibile registrare {d}: manca 1 carta: 1d; 9b.png e "
+           "9s.png sono la stessa foto; immagine illeggibile: 10b.png (ignorati i file senza "
+           "il codice di una carta nel nome: junk.png)"),
+    ("fr", "briscola-table enroll: impossible d'enregistrer {d} : 1 carte manquante : 1d ; "
+           "9b.png et 9s.png sont la même photo ; image illisible : 10b.png (fichiers "
+           "ignorés, non nommés par un code de carte : junk.png)"),
+    # English word for word as before: scripts and benchmarks read it.
+    ("en", "briscola-table enroll: cannot enroll {d}: missing 1 card(s): 1d; 9b.png and "
+           "9s.png are the same picture; unreadable image(s): 10b.png (ignored files not "
+           "named by card code: junk.png)"),
+])
+def test_enrollments_refusals_are_said_in_the_terminals_language(tmp_path, capsys, locale,
+                                                                 faces, lang, expected):
+    import cv2
+
+    d = _deck_folder(tmp_path / "deck", faces, skip=("1d",))
+    cv2.imwrite(str(d / "9s.png"), faces["9b"])
+    (d / "10b.png").write_bytes(b"\x89PNG broken")
+    cv2.imwrite(str(d / "junk.png"), faces["2d"])
+    out = tmp_path / "deck.npz"
+    locale(lang)
+    assert refused(capsys, ["enroll", "--images", str(d), "--out", str(out)]) == \
+        expected.format(d=d)
+    assert not out.exists()
+
+
+def test_enrollments_plurals_and_lost_cards_in_each_language(tmp_path, capsys, locale, faces):
+    import numpy as np
+
+    from vision.enroll import EnrollmentError, read_enrollment_dir
+
+    d = _deck_folder(tmp_path / "two", faces, skip=("3c", "10b"))
+    with pytest.raises(EnrollmentError) as err:
+        read_enrollment_dir(d)
+    assert str(err.value) == f"cannot enroll {d}: missing 2 card(s): 3c, 10b"
+    assert i18n.said("it", err.value) == f"impossibile registrare {d}: mancano 2 carte: 3c, 10b"
+    assert i18n.said("fr", err.value) == \
+        f"impossible d'enregistrer {d} : 2 cartes manquantes : 3c, 10b"
+    with pytest.raises(EnrollmentError) as err:
+        read_enrollment_dir(tmp_path / "nope")
+    assert i18n.said("it", err.value) == \
+        f"cartella da registrare non trovata: {tmp_path / 'nope'}"
+    # A picture with no card in it: named, with what to do, in the terminal's language.
+    import cv2
+
+    d = _deck_folder(tmp_path / "lost", faces, skip=("7s",))
+    cv2.imwrite(str(d / "7s.jpg"), np.full((200, 300, 3), 128, np.uint8))
+    locale("fr")
+    assert refused(capsys, ["enroll", "--images", str(d), "--out", str(tmp_path / "x.npz")]) \
+        == (f"briscola-table enroll: impossible d'enregistrer {d} : aucune carte trouvée "
+            "dans 7s.jpg (photographiez la carte entière, sur une surface unie, ou "
+            "recadrez-la)")
+
+
+def test_mat_backup_and_recognize_say_their_lines_in_the_terminals_language(
+        tmp_path, capsys, locale):
+    import numpy as np
+
+    from table_controller.store import Store
+
+    locale("it")
+    mat = tmp_path / "mat.png"
+    assert main(["mat", "--out", str(mat), "--dpi", "10", "--players", "2"]) == 0
+    assert capsys.readouterr().out == f"scritto {mat} (A3, 2 giocatori, 10 dpi)\n"
+    db, copy = tmp_path / "t.db", tmp_path / "copy.db"
+    Store(db).close()
+    locale("fr")
+    assert main(["backup", "--db", str(db), str(copy)]) == 0
+    line = capsys.readouterr().out
+    # French: 0 takes the singular.
+    assert re.fullmatch(rf"copie de {re.escape(str(db))} dans {re.escape(str(copy))} : "
+                        r"0 match, 0 donne, 0 événement, \d+ Kio, intégrité vérifiée\n",
+                        line), line
+    import cv2
+
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((240, 320, 3), 90, np.uint8))
+    locale("it")
+    assert main(["recognize", str(blank)]) == 0
+    line = capsys.readouterr().out
+    assert re.fullmatch(rf"{re.escape(str(blank))}: nessuna carta \(\d+\.\d ms\)\n", line), line
+    assert main(["recognize", str(blank), "--json"]) == 0  # JSON keeps its own words
+    assert '"cards": []' in capsys.readouterr().out
+
+
+def test_a_port_in_use_is_said_in_the_terminals_language(tmp_path, capsys, locale):
+    import socket
+
+    from web_dashboard.listen import listen
+
+    taken = socket.create_server(("127.0.0.1", 0))
+    port = taken.getsockname()[1]
+    try:
+        locale("it")
+        assert refused(capsys, ["dashboard", "--host", "127.0.0.1", "--port", str(port),
+                                "--db", str(tmp_path / "d.db")]) == \
+            (f"briscola-table dashboard: la porta {port} è occupata (un'altra dashboard in "
+             "funzione?): indicane un'altra")
+        assert not (tmp_path / "d.db").exists()
+        sock, note = listen("127.0.0.1", port, tries=5)
+        with sock:
+            other = sock.getsockname()[1]
+        assert isinstance(note, Say)
+        assert i18n.said("fr", note) == \
+            f"le port {port} est occupé : le tableau de bord est sur le port {other}"
+    finally:
+        taken.close()
+
+
+def test_a_bad_direction_or_variant_is_said_in_the_terminals_language(tmp_path, capsys,
+                                                                       locale):
+    from table_controller.engine.rules import Direction
+
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\ndirection = "sideways"\n')
+    locale("it")
+    assert refused(capsys, ["run", "--config", str(config), "--offline"]) == \
+        (f"briscola-table run: {config}: [table] direction: senso di gioco sconosciuto "
+         "'sideways': usa 'ccw' o 'cw'")
+    config.write_text('[table]\nvariants = ["swap9"]\n')
+    locale("fr")
+    assert refused(capsys, ["run", "--config", str(config), "--offline"]) == \
+        (f"briscola-table run: {config} : [table] variants : variante inconnue 'swap9' : les "
+         "variantes connues sont swap7, swap2")
+    # The engine's own exception: a ValueError whose str is the English text.
+    with pytest.raises(ValueError) as err:
+        Direction.parse("sideways")
+    assert str(err.value) == "unknown play direction 'sideways': use 'ccw' or 'cw'"
