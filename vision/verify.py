@@ -176,28 +176,33 @@ class FaceTemplates:
 
     def _align(self, lab: np.ndarray, small_gray: np.ndarray, row: int,
                gray: np.ndarray | None = None, start: np.ndarray | None = None,
-               ) -> tuple[np.ndarray | None, np.ndarray | None]:
+               start_fine: np.ndarray | None = None,
+               ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
         """``lab`` warped onto face ``row``: ECC (affine) at the shortlist's size, then,
         with ``gray`` (the patch's blurred lightness), refined at full size as a
         homography (a corner a few pixels off is a perspective error: an affine warp
         leaves the far end of the card misaligned by the pip's width that tells a club
-        from a spade). ``start``: another face's coarse warp to begin from. Returns the
-        warped patch (None when ECC does not converge or the warp is no correction) and
-        the coarse warp (None when ECC failed)."""
-        warp = np.eye(2, 3, dtype=np.float32) if start is None else start.copy()
-        try:
-            _, warp = cv2.findTransformECC(self._small_gray[row], small_gray, warp,
-                                           cv2.MOTION_AFFINE,
-                                           _ECC if start is None else _ECC_WARM, None, 1)
-        except cv2.error:  # a blank or wildly different patch
-            return None, None
-        coarse = warp
+        from a spade). ``start``: another face's coarse warp to begin from;
+        ``start_fine`` (with ``gray``): another face's full warp, refined alone. Returns
+        the warped patch (None when ECC does not converge or the warp is no correction),
+        the coarse warp (None when ECC failed) and the full one."""
         w, h = self.size
-        s = w / self.coarse_size[0]
-        a = warp[:, :2]
-        # Pixel centres: x_small = (x + 0.5) / s - 0.5.
-        t = s * warp[:, 2] + 0.5 * (s - 1) * (1 - a.sum(axis=1))
-        warp = np.vstack([np.hstack([a, t[:, None]]), [0.0, 0.0, 1.0]]).astype(np.float32)
+        if start_fine is not None and gray is not None:
+            coarse, warp = start, start_fine.copy()
+        else:
+            warp = np.eye(2, 3, dtype=np.float32) if start is None else start.copy()
+            try:
+                _, warp = cv2.findTransformECC(self._small_gray[row], small_gray, warp,
+                                               cv2.MOTION_AFFINE,
+                                               _ECC if start is None else _ECC_WARM, None, 1)
+            except cv2.error:  # a blank or wildly different patch
+                return None, None, None
+            coarse = warp
+            s = w / self.coarse_size[0]
+            a = warp[:, :2]
+            # Pixel centres: x_small = (x + 0.5) / s - 0.5.
+            t = s * warp[:, 2] + 0.5 * (s - 1) * (1 - a.sum(axis=1))
+            warp = np.vstack([np.hstack([a, t[:, None]]), [0.0, 0.0, 1.0]]).astype(np.float32)
         if gray is not None:
             try:
                 _, warp = cv2.findTransformECC(self._gray[row], gray, warp,
@@ -210,10 +215,10 @@ class FaceTemplates:
         if np.abs(warp[:2, :2] - np.eye(2)).max() > MAX_STRETCH or \
                 abs(warp[0, 2]) > MAX_SLIDE * w or abs(warp[1, 2]) > MAX_SLIDE * h or \
                 np.abs(warp[2, :2]).max() * max(w, h) > MAX_BEND:
-            return None, coarse
+            return None, coarse, warp
         return cv2.warpPerspective(lab, warp, self.size,
                                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                   borderMode=cv2.BORDER_REPLICATE), coarse
+                                   borderMode=cv2.BORDER_REPLICATE), coarse, warp
 
     def match(self, patch: np.ndarray, allowed: Iterable[str] | None = None,
               only: bool = False) -> Verdict:
@@ -252,7 +257,7 @@ class FaceTemplates:
         order = rows[np.argsort(coarse)[::-1]]
         near = order[:RIVALS]  # every face the fine comparison looks at
         fine = features(lab)
-        sims = {int(r): float(self._fine[r] @ fine) for r in near}
+        sims = dict(zip(map(int, near), map(float, self._fine[near] @ fine), strict=True))
         best, second = self._top2(sims)
         if second is None:
             return Verdict(self.labels[best], sims[best], 1.0, self.turned[best],
@@ -264,12 +269,12 @@ class FaceTemplates:
             small_gray = cv2.GaussianBlur(small[..., 0], (0, 0), 0.7)
             gray = cv2.GaussianBlur(lab[..., 0], (0, 0), 1.0)
             feats = {}
-            start = None  # the first face's coarse warp, where the others begin
+            start = fine_start = None  # the first face's warps, where the others begin
             for k, r in enumerate(dict.fromkeys([best, second, *map(int, order[:SHORTLIST])])):
-                warped, coarse = self._align(lab, small_gray, r, gray if k < 2 else None,
-                                             start)
-                if start is None:
-                    start = coarse
+                warped, coarse, full = self._align(lab, small_gray, r, gray if k < 2 else None,
+                                                   start, fine_start if k == 1 else None)
+                if k == 0:
+                    start, fine_start = coarse, (full if warped is not None else None)
                 if warped is not None:
                     feats[r] = features(warped)
                     sims[r] = max(sims[r], float(self._fine[r] @ feats[r]))
@@ -279,7 +284,7 @@ class FaceTemplates:
                 """The patch as aligned with face ``r``: each face is judged in its own
                 frame (an enrollment photo a little off must not lose for being off)."""
                 if r not in feats:  # a rival beyond the shortlist: the coarse warp will do
-                    warped, _ = self._align(lab, small_gray, r, None, start)
+                    warped, _, _ = self._align(lab, small_gray, r, None, start)
                     feats[r] = fine if warped is None else features(warped)
                     sims[r] = max(sims[r], float(self._fine[r] @ feats[r]))
                 return feats[r]
