@@ -17,9 +17,9 @@ import resource
 import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -197,26 +197,31 @@ def check_command(path, extra=()):
             json.loads(out)
 
 
-WORK = Path(tempfile.mkdtemp(prefix="briscola-fuzz-"))
 CORPUS: list[str] = []  # a sample of the generated files, for the subprocess run
 
 
-def test_fuzzed_event_files_and_records_never_crash_or_hang():
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Path:
+    """The module's files, in pytest's own temporary folder (cleaned up by pytest)."""
+    return tmp_path_factory.mktemp("fuzz")
+
+
+def test_fuzzed_event_files_and_records_never_crash_or_hang(work):
     seen = []
-    path = WORK / "case.txt"
+    path = work / "case.txt"
 
     @settings(FUZZ, max_examples=1000)
-    @given(files, st.sampled_from([(), ("--json",), ("--record-out", str(WORK / "o.bgn"))]))
+    @given(files, st.sampled_from([(), ("--json",), ("--record-out", str(work / "o.bgn"))]))
     def case(text, extra):
         seen.append(1)
         path.write_text(text, encoding="utf-8", errors="surrogatepass")
         if len(CORPUS) < 400:
             CORPUS.append(text)
         check_command(path, extra)
-        if extra and extra[0] == "--record-out" and (WORK / "o.bgn").exists():
+        if extra and extra[0] == "--record-out" and (work / "o.bgn").exists():
             # what it wrote reads back (names and all)
-            check_command(WORK / "o.bgn")
-            (WORK / "o.bgn").unlink()
+            check_command(work / "o.bgn")
+            (work / "o.bgn").unlink()
 
     case()
     assert len(seen) >= 1000  # the issue: at least 1,000 generated files in CI
@@ -266,7 +271,7 @@ def _limits():  # the child: 1 GiB of address space, so a runaway allocation fai
     resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
 
 
-def test_the_real_command_on_a_sample_of_the_fuzzed_files_bounded_in_time_and_memory():
+def test_the_real_command_on_a_sample_of_the_fuzzed_files_bounded_in_time_and_memory(work):
     # The in-process runs above cannot bound memory; a sample runs as the user runs it.
     sample = random.Random(12).sample(CORPUS, min(12, len(CORPUS))) if CORPUS else []
     sample += ['[Players "1' + "0" * 3000 + '"]\n[Dealer "1"]\n\ntrump:5s\n',
@@ -274,7 +279,7 @@ def test_the_real_command_on_a_sample_of_the_fuzzed_files_bounded_in_time_and_me
                deep(100_000) + "\n", '{"type":"collect","t":' + "9" * 5000 + "}\n"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for i, text in enumerate(sample):
-        path = WORK / f"sub{i}.txt"
+        path = work / f"sub{i}.txt"
         path.write_text(text, encoding="utf-8", errors="surrogatepass")
         done = subprocess.run([sys.executable, "-m", "table_controller", "referee",
                                "--events", str(path)], capture_output=True, text=True,
