@@ -71,7 +71,7 @@ def test_argparse_messages_are_pythons_own_word_for_word():
     for lang in ("it", "fr"):
         for msgid in ARGPARSE_MESSAGES:  # argparse fills them with %: the same fields
             said = i18n.tr(lang, msgid)
-            assert said != msgid
+            assert said != msgid or (lang, msgid) == ("fr", "options")  # the same word
             assert sorted(re.findall(r"%(\(\w+\))?[sr]", said)) == \
                 sorted(re.findall(r"%(\(\w+\))?[sr]", msgid)), (lang, msgid)
 
@@ -367,3 +367,112 @@ def test_a_bad_direction_or_variant_is_said_in_the_terminals_language(tmp_path, 
     with pytest.raises(ValueError) as err:
         Direction.parse("sideways")
     assert str(err.value) == "unknown play direction 'sideways': use 'ccw' or 'cw'"
+
+
+# -- --help in the terminal's language ------------------------------------------------------
+
+def helped(capsys, monkeypatch, argv: list[str]) -> str:
+    """What ``argv --help`` prints (exit 0), on a terminal 100 columns wide."""
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main([*argv, "--help"]) == 0
+    out, err = capsys.readouterr()
+    assert not err
+    return out
+
+
+# A line of --help in each language: (command, {lang: line}).
+HELP_LINES = [
+    ([], {"it": "uso: briscola-table [-h] COMMAND ...",
+          "fr": "utilisation : briscola-table [-h] COMMAND ...",
+          "en": "usage: briscola-table [-h] COMMAND ..."}),
+    ([], {"it": "Un arbitro per la Briscola giocata con carte vere su un tavolo strumentato.",
+          "fr": "Un arbitre pour la Briscola jouée avec de vraies cartes sur une table "
+                "instrumentée.",
+          "en": "A referee for Briscola played with real cards on an instrumented table."}),
+    ([], {"it": "argomenti posizionali:", "fr": "arguments positionnels:",
+          "en": "positional arguments:"}),
+    ([], {"it": "opzioni:", "fr": "options:", "en": "options:"}),
+    ([], {"it": "  -h, --help       mostra questo aiuto ed esce",
+          "fr": "  -h, --help       affiche cette aide et quitte",
+          "en": "  -h, --help       show this help message and exit"}),
+    ([], {"it": "    recognize      trova e nomina le carte nelle foto",
+          "fr": "    recognize      trouve et nomme les cartes sur des photos",
+          "en": "    recognize      find and name the cards in photos"}),
+    (["demo"], {"it": "  --fast                il più veloce possibile invece che in tempo reale",
+                "fr": "  --fast                aussi vite que possible au lieu du temps réel",
+                "en": "  --fast                as fast as possible instead of real time"}),
+    (["demo"], {"it": "  --match {1,3,5}       al meglio di 1, 3 o 5 smazzate (predefinito 3)",
+                "fr": "  --match {1,3,5}       au meilleur de 1, 3 ou 5 donnes (par défaut 3)",
+                "en": "  --match {1,3,5}       best of 1, 3 or 5 hands (default 3)"}),
+]
+
+
+@pytest.mark.parametrize("lang", ["it", "fr", "en"])
+@pytest.mark.parametrize("argv", [[], ["demo"]])
+def test_help_is_in_the_terminals_language(capsys, monkeypatch, locale, lang, argv):
+    locale(lang)
+    out = helped(capsys, monkeypatch, argv).splitlines()
+    for line in [said[lang] for command, said in HELP_LINES if command == argv]:
+        assert line in out, (line, out)
+
+
+def test_the_demos_help_in_french_translates_its_faults_and_keeps_their_names(
+        capsys, monkeypatch, locale):
+    locale("fr")
+    out = " ".join(helped(capsys, monkeypatch, ["demo"]).split())
+    assert ("incidents (--fault) : out_of_turn: un joueur joue avant son tour, puis reprend "
+            "la carte") in out
+    assert "(par défaut 8 ; 0 avec --fast)" in out and "[--pause SECONDS]" in out
+
+
+def test_the_english_help_keeps_its_words(capsys, monkeypatch, locale):
+    locale("en")
+    out = " ".join(helped(capsys, monkeypatch, ["demo"]).split())
+    assert ("counting down (default 8; 0 with --fast)" in out
+            and "faults (--fault): out_of_turn: a player plays before their turn" in out
+            and "--port PORT the dashboard's port, 1-65535 (default 8000; 0: any free one)"
+            in out)
+
+
+def parser_texts(monkeypatch, lang: str) -> dict[tuple[str, str], str]:
+    """Every help, description, epilog and group title of the whole parser tree, built
+    in ``lang``'s locale, keyed by (command, option or part)."""
+    from table_controller.cli import build_parser
+
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", {"it": "it_IT", "fr": "fr_FR", "en": "C"}[lang] + ".UTF-8")
+    texts: dict[tuple[str, str], str] = {}
+
+    def walk(parser: argparse.ArgumentParser) -> None:
+        for part in ("description", "epilog"):
+            if getattr(parser, part):
+                texts[(parser.prog, part)] = getattr(parser, part)
+        for i, group in enumerate(parser._action_groups):
+            texts[(parser.prog, f"group {i}")] = group.title
+        for action in parser._actions:
+            if action.help and action.help != argparse.SUPPRESS:
+                texts[(parser.prog, "/".join(action.option_strings) or action.dest)] = \
+                    action.help
+            if isinstance(action, argparse._SubParsersAction):
+                for choice in action._choices_actions:
+                    texts[(parser.prog, "command " + choice.dest)] = choice.help
+                for child in action.choices.values():
+                    walk(child)
+
+    walk(build_parser())
+    return texts
+
+
+# The same word in French and English: not a text left untranslated.
+SAME_IN = {"fr": {"options", "photos (JPEG, PNG, ...)"}, "it": set()}
+
+
+@pytest.mark.parametrize("lang", ["it", "fr"])
+def test_every_help_of_every_command_is_translated(monkeypatch, lang):
+    english = parser_texts(monkeypatch, "en")
+    translated = parser_texts(monkeypatch, lang)
+    assert english.keys() == translated.keys() and len(english) > 150  # the same tree
+    left = [(key, text) for key, text in english.items()
+            if translated[key] == text and text not in SAME_IN[lang]]
+    assert not left, left

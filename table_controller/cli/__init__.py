@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     speak_argparse()
     parser = Parser(
         prog=PROG,
-        description="A referee for Briscola played with real cards on an instrumented table.")
+        description=_t("A referee for Briscola played with real cards on an instrumented table."))
     # Subcommands' parsers are made by parser_class, so they refuse in one line too.
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for module in COMMAND_MODULES:

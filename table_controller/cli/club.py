@@ -20,24 +20,24 @@ from table_controller.cli.common import _t, fail
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "club", help="the club's view: every table live, the finished hands, the ranking",
-        description="Subscribe to the club's MQTT broker and serve the club's view: a grid "
-                    "of the tables live, the finished hands and the club-wide ranking.")
+        "club", help=_t("the club's view: every table live, the finished hands, the ranking"),
+        description=_t("Subscribe to the club's MQTT broker and serve the club's view: a grid "
+                       "of the tables live, the finished hands and the club-wide ranking."))
     from table_controller.cli.table import add_network_options
 
     add_network_options(p, "0.0.0.0", 8100)
     p.add_argument("--config", type=Path, metavar="TOML",
-                   help="a file with a [club] section (broker, club, username, password or "
-                        "password_file)")
-    p.add_argument("--broker", metavar="HOST[:PORT]", help="the club's MQTT broker")
-    p.add_argument("--club", metavar="NAME", help="the club's name in the topics")
-    p.add_argument("--username", metavar="USER", help="the broker's reader user")
+                   help=_t("a file with a [club] section (broker, club, username, password or "
+                           "password_file)"))
+    p.add_argument("--broker", metavar="HOST[:PORT]", help=_t("the club's MQTT broker"))
+    p.add_argument("--club", metavar="NAME", help=_t("the club's name in the topics"))
+    p.add_argument("--username", metavar="USER", help=_t("the broker's reader user"))
     p.add_argument("--password-file", type=Path, metavar="FILE",
-                   help="the reader's password (or BRISCOLA_CLUB_PASSWORD)")
+                   help=_t("the reader's password (or BRISCOLA_CLUB_PASSWORD)"))
     p.add_argument("--db", type=Path, metavar="FILE",
-                   help="keep the finished hands in this SQLite file (default: in memory, "
-                        "the broker's persistent session keeps what arrives while the view "
-                        "is down)")
+                   help=_t("keep the finished hands in this SQLite file (default: in memory, "
+                           "the broker's persistent session keeps what arrives while the view "
+                           "is down)"))
     p.set_defaults(handler=run)
 
 

@@ -7,7 +7,9 @@ the pages and the display (``web_dashboard/translations``): :func:`_t` and :func
 What another part of the table says (a configuration key, a damaged store, a camera, the
 enrollment's requests) comes as a ``Say`` (``table_controller.engine.words``) and is said
 in that language too: :func:`said`. argparse's own refusals read the same catalogs
-(:data:`ARGPARSE_MESSAGES`). ``--help`` stays English.
+(:data:`ARGPARSE_MESSAGES`). ``--help`` is in that language too: every command's help,
+description and epilog is :func:`_t` when the parser is built (``main()`` knows the
+locale by then); metavars and option names are as they are.
 """
 
 from __future__ import annotations
@@ -78,12 +80,17 @@ ARGPARSE_MESSAGES = (
     N_("not allowed with argument %s"),
     N_("ignored explicit argument %r"),
     N_("ambiguous option: %(option)s could match %(matches)s"),
+    # and the words of its --help
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
 )
 
 
 def speak_argparse() -> None:
-    """argparse's refusals from the catalogs (see :data:`ARGPARSE_MESSAGES`); its --help
-    has no entries there and stays English."""
+    """argparse's refusals and its --help words from the catalogs (see
+    :data:`ARGPARSE_MESSAGES`)."""
     import gettext
 
     from firmware_bridge.words import CATALOGS

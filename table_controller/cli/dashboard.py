@@ -13,34 +13,35 @@ from table_controller.cli.common import _t, fail, said
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "dashboard", help="serve the phone dashboard (live table, reveal, history, setup)",
-        description="Serve the phones' dashboard. Without a controller attached it runs its "
-                    "own referee, so matches can be entered by hand from a phone.")
+        "dashboard", help=_t("serve the phone dashboard (live table, reveal, history, setup)"),
+        description=_t("Serve the phones' dashboard. Without a controller attached it runs its "
+                       "own referee, so matches can be entered by hand from a phone."))
     from table_controller.cli.table import _home, add_network_options
     from table_controller.config import default_database
 
     add_network_options(p, "0.0.0.0", 8000)
     p.add_argument("--db", type=Path,
-                   help=f"the table's SQLite database (default {_home(default_database())})")
+                   help=_t("the table's SQLite database (default {path})",
+                           path=_home(default_database())))
     p.add_argument("--decks", type=Path, metavar="DIR",
-                   help="enrolled decks: DIR/<name>/<code>.png")
-    p.add_argument("--public-url", help="the address in the QR code (default: found)")
+                   help=_t("enrolled decks: DIR/<name>/<code>.png"))
+    p.add_argument("--public-url", help=_t("the address in the QR code (default: found)"))
     p.add_argument("--cert", type=Path, metavar="PEM",
-                   help="serve HTTPS with this certificate (with --key); cookies are then "
-                        "Secure")
-    p.add_argument("--key", type=Path, metavar="PEM", help="the certificate's private key")
+                   help=_t("serve HTTPS with this certificate (with --key); cookies are then "
+                           "Secure"))
+    p.add_argument("--key", type=Path, metavar="PEM", help=_t("the certificate's private key"))
     p.add_argument("--proxy-hops", type=int, default=0, metavar="N",
-                   help="behind N reverse proxies (e.g. 1 for Caddy or nginx doing TLS): take "
-                        "the client's address and scheme from X-Forwarded-For/-Proto")
+                   help=_t("behind N reverse proxies (e.g. 1 for Caddy or nginx doing TLS): take "
+                           "the client's address and scheme from X-Forwarded-For/-Proto"))
     p.add_argument("--no-mdns", action="store_true",
-                   help="do not announce briscola.local on the network")
+                   help=_t("do not announce briscola.local on the network"))
     p.add_argument("--demo", type=float, metavar="SECONDS",
-                   help="play simulated hands, one event every SECONDS (no camera needed)")
+                   help=_t("play simulated hands, one event every SECONDS (no camera needed)"))
     p.add_argument("--set-pin", action="store_true",
-                   help="set the table's PIN (asked on the terminal) and exit")
+                   help=_t("set the table's PIN (asked on the terminal) and exit"))
     p.add_argument("--reset-store", action="store_true",
-                   help="if the database is damaged, rename it (and its -wal/-shm) to "
-                        "NAME.damaged-DATE and start a new one; a sound one is never moved")
+                   help=_t("if the database is damaged, rename it (and its -wal/-shm) to "
+                           "NAME.damaged-DATE and start a new one; a sound one is never moved"))
     p.set_defaults(handler=run)
 
 

@@ -33,42 +33,42 @@ def _scale(text: str) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "emulator", help="run the table board's firmware on a pseudo-terminal",
-        description="Build (with gcc) and run the board firmware's host emulator; prints "
-                    "the serial port to give to serial.port. Ctrl-C stops it.")
-    p.add_argument("--link", metavar="PATH", help="stable symlink to the pty "
-                   "(default: a temporary one)")
+        "emulator", help=_t("run the table board's firmware on a pseudo-terminal"),
+        description=_t("Build (with gcc) and run the board firmware's host emulator; prints "
+                       "the serial port to give to serial.port. Ctrl-C stops it."))
+    p.add_argument("--link", metavar="PATH", help=_t("stable symlink to the pty "
+                      "(default: a temporary one)"))
     p.add_argument("--pace", type=int, default=0, metavar="BAUD",
-                   help="simulate the wire time of this baud rate (default: none)")
+                   help=_t("simulate the wire time of this baud rate (default: none)"))
     p.add_argument("--flip", type=_probability, default=0.0,
-                   help="bit-flip probability per byte, 0-1")
+                   help=_t("bit-flip probability per byte, 0-1"))
     p.add_argument("--drop", type=_probability, default=0.0,
-                   help="drop probability per byte, 0-1")
+                   help=_t("drop probability per byte, 0-1"))
     p.set_defaults(handler=run_emulator)
 
     p = sub.add_parser(
-        "display-test", help="draw the table screen's layouts to PNG files",
-        description="Renders sample table states as the 128x64 OLED shows them, to PNGs "
-                    "(and to the board, with --port).")
+        "display-test", help=_t("draw the table screen's layouts to PNG files"),
+        description=_t("Renders sample table states as the 128x64 OLED shows them, to PNGs "
+                       "(and to the board, with --port)."))
     p.add_argument("--out", type=Path, default=Path("out/display"), metavar="DIR",
-                   help="folder for the PNGs (default out/display)")
+                   help=_t("folder for the PNGs (default out/display)"))
     p.add_argument("--scale", type=_scale, default=4,
-                   help="pixel size in the PNGs, 1-16 (default 4)")
-    p.add_argument("--port", help="also show each one on the board at this serial port")
+                   help=_t("pixel size in the PNGs, 1-16 (default 4)"))
+    p.add_argument("--port", help=_t("also show each one on the board at this serial port"))
     p.add_argument("--language", choices=("it", "en", "fr"),
-                   help="the display's words (default: the terminal's language)")
+                   help=_t("the display's words (default: the terminal's language)"))
     p.set_defaults(handler=run_display_test)
 
     p = sub.add_parser(
-        "indicators-demo", help="play a scripted hand on mock LEDs and the emulated board",
-        description="Feeds a scripted hand to the referee and shows every decision on mock "
-                    "GPIO LEDs (printed), the firmware emulator and a PNG.")
+        "indicators-demo", help=_t("play a scripted hand on mock LEDs and the emulated board"),
+        description=_t("Feeds a scripted hand to the referee and shows every decision on mock "
+                       "GPIO LEDs (printed), the firmware emulator and a PNG."))
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 6),
-                   help="players in the scripted hand (default 2)")
-    p.add_argument("--delay", type=float, default=0.2, help="seconds between events")
+                   help=_t("players in the scripted hand (default 2)"))
+    p.add_argument("--delay", type=float, default=0.2, help=_t("seconds between events"))
     p.add_argument("--image", type=Path, default=Path("out/table.png"),
-                   help="PNG of the screen, rewritten on every change")
-    p.add_argument("--no-emulator", action="store_true", help="GPIO mocks and PNG only")
+                   help=_t("PNG of the screen, rewritten on every change"))
+    p.add_argument("--no-emulator", action="store_true", help=_t("GPIO mocks and PNG only"))
     p.set_defaults(handler=run_indicators_demo)
 
 

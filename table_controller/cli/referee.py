@@ -25,26 +25,26 @@ from table_controller.engine.rules import Variant
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "referee", help="referee a file of table events (JSON Lines) or a game record",
-        description="Referee a recorded game: JSON Lines events, one per line, or a "
-                    "game record (.bgn). Prints a readable account, or with --json one "
-                    "JSON document.")
+        "referee", help=_t("referee a file of table events (JSON Lines) or a game record"),
+        description=_t("Referee a recorded game: JSON Lines events, one per line, or a "
+                       "game record (.bgn). Prints a readable account, or with --json one "
+                       "JSON document."))
     p.add_argument("--events", metavar="FILE", type=Path,
-                   help="JSON Lines events or a game record; '-' reads standard input")
+                   help=_t("JSON Lines events or a game record; '-' reads standard input"))
     p.add_argument("--players", type=int, default=2, choices=range(2, 7), metavar="N",
-                   help="players, when the events do not start with a hand event (default 2)")
+                   help=_t("players, when the events do not start with a hand event (default 2)"))
     p.add_argument("--variant", action="append", default=[], dest="variants",
                    choices=[v.value for v in Variant],
-                   help="switch on a variant for hands that do not name theirs")
+                   help=_t("switch on a variant for hands that do not name theirs"))
     p.add_argument("--match", type=int, choices=MATCH_LENGTHS,
-                   help="best of 1, 3 or 5 hands (default: an open series)")
+                   help=_t("best of 1, 3 or 5 hands (default: an open series)"))
     p.add_argument("--dealer", type=int, metavar="SEAT",
-                   help="the first dealer when the events start without a hand event "
-                        "(counted from 0, as in the events: P1 is 0)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+                   help=_t("the first dealer when the events start without a hand event "
+                           "(counted from 0, as in the events: P1 is 0)"))
+    p.add_argument("--json", action="store_true", help=_t("print one JSON document"))
     p.add_argument("--record-out", metavar="FILE", type=Path,
-                   help="also write the refereed match as a game record")
-    p.add_argument("--names", help="players' names, comma-separated, for the account")
+                   help=_t("also write the refereed match as a game record"))
+    p.add_argument("--names", help=_t("players' names, comma-separated, for the account"))
     p.set_defaults(handler=run)
 
 

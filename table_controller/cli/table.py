@@ -68,80 +68,85 @@ def port_number(text: str) -> int:
 def add_network_options(p: argparse.ArgumentParser, host: str | None,
                         port: int | None) -> None:
     """--host/--port/--verbose for a command that serves the dashboard."""
-    where = f"default {host}" if host else "default: the configuration's [dashboard] host"
+    where = _t("default {host}", host=host) if host \
+        else _t("default: the configuration's [dashboard] host")
     p.add_argument("--host", default=host, metavar="ADDRESS",
-                   help=f"address to listen on ({where}; 0.0.0.0 is the table's whole "
-                        "network, so phones can join; 127.0.0.1 this machine only)")
-    where = f"default {port}" if port else "default: the configuration's [dashboard] port"
+                   help=_t("address to listen on ({where}; 0.0.0.0 is the table's whole "
+                           "network, so phones can join; 127.0.0.1 this machine only)",
+                           where=where))
+    where = _t("default {port}", port=port) if port \
+        else _t("default: the configuration's [dashboard] port")
     p.add_argument("--port", type=port_number, default=port,
-                   help=f"the dashboard's port, 1-65535 ({where}; 0: any free one)")
+                   help=_t("the dashboard's port, 1-65535 ({where}; 0: any free one)",
+                           where=where))
     p.add_argument("--verbose", action="store_true",
-                   help="also print the dashboard's request log and debugging details")
+                   help=_t("also print the dashboard's request log and debugging details"))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     d = sub.add_parser(
-        "demo", help="a simulated match, seen by the real vision pipeline and refereed",
-        description="Plays a whole match with bot players on a simulated table: rendered "
-                    "frame by frame, seen by the real vision pipeline, refereed, shown on "
-                    "mock LEDs, the firmware emulator's display and the dashboard. Ctrl-C "
-                    "stops it (exit status 130).",
-        epilog="faults (--fault): " + "; ".join(f"{k}: {v}" for k, v in FAULTS.items()))
+        "demo", help=_t("a simulated match, seen by the real vision pipeline and refereed"),
+        description=_t("Plays a whole match with bot players on a simulated table: rendered "
+                       "frame by frame, seen by the real vision pipeline, refereed, shown on "
+                       "mock LEDs, the firmware emulator's display and the dashboard. Ctrl-C "
+                       "stops it (exit status 130)."),
+        epilog=_t("faults (--fault): {faults}",
+                  faults="; ".join(f"{k}: {_t(v)}" for k, v in FAULTS.items())))
     d.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 5, 6),
-                   help="2-6 (default 2); 4 play in teams of two, 5 is Briscola chiamata, "
-                        "6 teams of three; 5 and 6 on the A2 mat")
+                   help=_t("2-6 (default 2); 4 play in teams of two, 5 is Briscola chiamata, "
+                           "6 teams of three; 5 and 6 on the A2 mat"))
     d.add_argument("--variant", action="append", default=[], dest="variants",
                    choices=("swap7", "swap2"),
-                   help="a house rule (repeatable): swap7, the 7 of trump takes the face-up "
-                        "card; swap2, the 2 of trump does, before the first trick")
+                   help=_t("a house rule (repeatable): swap7, the 7 of trump takes the face-up "
+                           "card; swap2, the 2 of trump does, before the first trick"))
     d.add_argument("--match", type=int, default=3, choices=(1, 3, 5),
-                   help="best of 1, 3 or 5 hands (default 3)")
-    d.add_argument("--names", help="players' names, comma-separated, in order of play")
+                   help=_t("best of 1, 3 or 5 hands (default 3)"))
+    d.add_argument("--names", help=_t("players' names, comma-separated, in order of play"))
     d.add_argument("--seed", type=int, default=None,
-                   help="the simulation's seed: the same seed plays the same match")
+                   help=_t("the simulation's seed: the same seed plays the same match"))
     d.add_argument("--fast", action="store_true",
-                   help="as fast as possible instead of real time")
-    d.add_argument("--headless", action="store_true", help="no dashboard (for scripts)")
+                   help=_t("as fast as possible instead of real time"))
+    d.add_argument("--headless", action="store_true", help=_t("no dashboard (for scripts)"))
     d.add_argument("--pause", type=_seconds, default=None, metavar="SECONDS",
-                   help="between hands, hold the table this long so that the reveal can "
-                        f"be watched on the phones, counting down (default {DEMO_PAUSE_S:g}; "
-                        "0 with --fast)")
+                   help=_t("between hands, hold the table this long so that the reveal "
+                           "can be watched on the phones, counting down (default {seconds}; "
+                           "0 with --fast)", seconds=f"{DEMO_PAUSE_S:g}"))
     add_network_options(d, "0.0.0.0", 8000)
     d.add_argument("--fault", action="append", default=[], dest="faults",
                    choices=tuple(FAULTS), metavar="FAULT",
-                   help="stage this mishap once per hand (repeatable): " + ", ".join(FAULTS)
-                        + "; see below")
-    d.add_argument("--db", type=Path, help="keep the match in this SQLite file (default: "
-                   "a temporary one, removed at the end)")
-    d.add_argument("--reset-store", action="store_true", help=RESET_HELP)
-    d.add_argument("--no-emulator", action="store_true", help="do not start the firmware "
-                   "emulator")
+                   help=_t("stage this mishap once per hand (repeatable): {faults}; "
+                           "see below", faults=", ".join(FAULTS)))
+    d.add_argument("--db", type=Path, help=_t("keep the match in this SQLite file (default: "
+                      "a temporary one, removed at the end)"))
+    d.add_argument("--reset-store", action="store_true", help=_t(RESET_HELP))
+    d.add_argument("--no-emulator", action="store_true", help=_t("do not start the firmware "
+                      "emulator"))
     d.add_argument("--quit", action="store_true",
-                   help="exit when the match is over (default: keep the dashboard up)")
+                   help=_t("exit when the match is over (default: keep the dashboard up)"))
     d.set_defaults(handler=demo)
 
-    r = sub.add_parser("run", help="referee a real table: camera, GPIO, board, dashboard",
-                       description="Runs the table described by a TOML configuration "
-                                   "(see examples/table.toml). Ctrl-C stops it.")
-    r.add_argument("--config", type=Path, help="the table's TOML file (default: all "
-                   "defaults)")
+    r = sub.add_parser("run", help=_t("referee a real table: camera, GPIO, board, dashboard"),
+                       description=_t("Runs the table described by a TOML configuration "
+                                      "(see examples/table.toml). Ctrl-C stops it."))
+    r.add_argument("--config", type=Path, help=_t("the table's TOML file (default: all "
+                      "defaults)"))
     r.add_argument("--offline", action="store_true",
-                   help="no network service at all: LEDs, display and buttons only")
+                   help=_t("no network service at all: LEDs, display and buttons only"))
     add_network_options(r, None, None)
-    r.add_argument("--reset-store", action="store_true", help=RESET_HELP)
+    r.add_argument("--reset-store", action="store_true", help=_t(RESET_HELP))
     r.set_defaults(handler=run)
 
     b = sub.add_parser(
-        "backup", help="copy the table's database to a file, safely while the table plays",
-        description="Copies the table's SQLite store (matches, hands, every event, the "
-                    "settings: the PIN's hash included) to OUT with SQLite's online backup "
-                    "API, as one self-contained file, checked before it is named OUT. The "
-                    "table may keep playing meanwhile. Refuses a damaged store and an OUT "
-                    "that exists.")
-    b.add_argument("out", type=Path, metavar="OUT.db", help="the new file")
-    b.add_argument("--db", type=Path, help="the store (default: the database of --config, "
-                   f"or {_home(default_database())})")
-    b.add_argument("--config", type=Path, help="the table's TOML file, for its database")
+        "backup", help=_t("copy the table's database to a file, safely while the table plays"),
+        description=_t("Copies the table's SQLite store (matches, hands, every event, the "
+                       "settings: the PIN's hash included) to OUT with SQLite's online backup "
+                       "API, as one self-contained file, checked before it is named OUT. The "
+                       "table may keep playing meanwhile. Refuses a damaged store and an OUT "
+                       "that exists."))
+    b.add_argument("out", type=Path, metavar="OUT.db", help=_t("the new file"))
+    b.add_argument("--db", type=Path, help=_t("the store (default: the database of "
+                   "--config, or {path})", path=_home(default_database())))
+    b.add_argument("--config", type=Path, help=_t("the table's TOML file, for its database"))
     b.set_defaults(handler=backup)
 
 
@@ -162,9 +167,9 @@ def store_path(config: Any, given: Path | None = None) -> Path:
     return path
 
 
-RESET_HELP = ("if the store is damaged (empty, not SQLite, no schema, failing SQLite's "
-              "integrity check), rename it and its -wal/-shm to NAME.damaged-DATE and start "
-              "a new one; a sound store is never moved, nothing is deleted")
+RESET_HELP = N_("if the store is damaged (empty, not SQLite, no schema, failing SQLite's "
+                "integrity check), rename it and its -wal/-shm to NAME.damaged-DATE and start "
+                "a new one; a sound store is never moved, nothing is deleted")
 
 
 def _store_refused(command: str, exc: Exception | str) -> int:

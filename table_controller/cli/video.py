@@ -25,19 +25,19 @@ from table_controller.cli.referee import _die
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("refereeing a video")
-    g.add_argument("--video", type=Path, help="a recorded game (any file OpenCV reads)")
-    g.add_argument("--deck", type=Path, help="the enrolled deck (default: the built-in deck)")
-    g.add_argument("--config", type=Path, help="the table's TOML file: players, variants, "
-                   "mat size, play direction")
+    g = parser.add_argument_group(_t("refereeing a video"))
+    g.add_argument("--video", type=Path, help=_t("a recorded game (any file OpenCV reads)"))
+    g.add_argument("--deck", type=Path, help=_t("the enrolled deck (default: the built-in deck)"))
+    g.add_argument("--config", type=Path, help=_t("the table's TOML file: players, variants, "
+                      "mat size, play direction"))
     g.add_argument("--events-out", type=Path, metavar="FILE",
-                   help="write the events seen in the video as JSON Lines")
+                   help=_t("write the events seen in the video as JSON Lines"))
     g.add_argument("--call", action="append", default=[], dest="calls",
                    metavar="SEAT:CARD[:BID]",
-                   help="Briscola chiamata (5 players, needed): the spoken auction's result, "
-                        "e.g. 2:1d:70 (seat 2 calls the Asso of denari for 70; SEAT counted "
-                        "from 0 as in --dealer, so P1 is 0; BID 61-120, default 61); repeat "
-                        "it for each further hand of the video, in order")
+                   help=_t("Briscola chiamata (5 players, needed): the spoken auction's result, "
+                           "e.g. 2:1d:70 (seat 2 calls the Asso of denari for 70; SEAT counted "
+                           "from 0 as in --dealer, so P1 is 0; BID 61-120, default 61); repeat "
+                           "it for each further hand of the video, in order"))
     parser.set_defaults(video_handler=run_video)
 
 

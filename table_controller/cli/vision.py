@@ -40,53 +40,53 @@ def _paper(text: str) -> str:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "mat", help="write the printable play mat (PDF or PNG)",
-        description="Write the play mat with its ArUco markers, to print at 100% scale.")
+        "mat", help=_t("write the printable play mat (PDF or PNG)"),
+        description=_t("Write the play mat with its ArUco markers, to print at 100% scale."))
     p.add_argument("--out", required=True, metavar="FILE",
-                   help="output file: .pdf, .png or .jpg")
+                   help=_t("output file: .pdf, .png or .jpg"))
     p.add_argument("--size", default=None, type=_paper,
-                   help="paper size: A3 or A2 (default A3; A2, the only one, for 5 and 6)")
+                   help=_t("paper size: A3 or A2 (default A3; A2, the only one, for 5 and 6)"))
     p.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N",
-                   help="the mat for N players, 2-6 (default 4): its play zones, piles and "
-                        "labels P1..PN")
+                   help=_t("the mat for N players, 2-6 (default 4): its play zones, piles and "
+                           "labels P1..PN"))
     p.add_argument("--direction", default="ccw", choices=("ccw", "cw"),
-                   help="play direction, for the labels (default ccw)")
+                   help=_t("play direction, for the labels (default ccw)"))
     p.add_argument("--dpi", type=_dpi, default=200.0,
-                   help=f"resolution, {DPI_RANGE[0]}-{DPI_RANGE[1]} dots per inch "
-                        "(default 200)")
+                   help=_t("resolution, {low}-{high} dots per inch (default 200)",
+                           low=DPI_RANGE[0], high=DPI_RANGE[1]))
     p.set_defaults(handler=cmd_mat)
 
     p = subparsers.add_parser(
-        "enroll", help="teach the recognizer a deck from 40 images or live from a camera",
-        description="Enroll your own deck: from one picture per card (scans, crops or "
-                    "phone photos) or card by card at the table's camera. Nothing is "
-                    "written unless every card was found.")
+        "enroll", help=_t("teach the recognizer a deck from 40 images or live from a camera"),
+        description=_t("Enroll your own deck: from one picture per card (scans, crops or "
+                       "phone photos) or card by card at the table's camera. Nothing is "
+                       "written unless every card was found."))
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--images", metavar="DIR",
-                     help="folder with 1d.png ... 10b.png (rank 1-10, suit d/c/s/b), "
-                          "optionally back.png")
+                     help=_t("folder with 1d.png ... 10b.png (rank 1-10, suit d/c/s/b), "
+                             "optionally back.png"))
     src.add_argument("--camera", metavar="SOURCE",
-                     help="guided live enrollment from a camera (index, file or URL)")
-    p.add_argument("--out", required=True, metavar="DECK.npz", help="deck file to write (.npz)")
+                     help=_t("guided live enrollment from a camera (index, file or URL)"))
+    p.add_argument("--out", required=True, metavar="DECK.npz", help=_t("deck file to write (.npz)"))
     p.add_argument("--config", metavar="TOML",
-                   help="with --camera: the table's configuration (its display shows each "
-                        "request; its dashboard serves the phones' /enroll page)")
+                   help=_t("with --camera: the table's configuration (its display shows each "
+                           "request; its dashboard serves the phones' /enroll page)"))
     p.add_argument("--no-dashboard", action="store_true",
-                   help="with --camera: no /enroll page for the phones")
+                   help=_t("with --camera: no /enroll page for the phones"))
     p.set_defaults(handler=cmd_enroll)
 
     p = subparsers.add_parser(
-        "recognize", help="find and name the cards in photos",
-        description="Find every card of which at least half is in view in each photo and "
-                    "name it against an enrolled deck. A card that cannot be named for sure "
-                    "is reported unknown ('?', or \"card\": null), never guessed.",
-        epilog='JSON: [{"image", "ms", "cards": [{"card": code or null, "confidence", '
-               '"corners": four [x, y] from the top left of the face as printed, '
-               '"visible": fraction of the card in view}]}]; backs are not listed.')
-    p.add_argument("images", nargs="+", metavar="IMAGE", help="photos (JPEG, PNG, ...)")
+        "recognize", help=_t("find and name the cards in photos"),
+        description=_t("Find every card of which at least half is in view in each photo and "
+                       "name it against an enrolled deck. A card that cannot be named for sure "
+                       "is reported unknown ('?', or \"card\": null), never guessed."),
+        epilog=_t('JSON: [{"image", "ms", "cards": [{"card": code or null, "confidence", '
+                  '"corners": four [x, y] from the top left of the face as printed, '
+                  '"visible": fraction of the card in view}]}]; backs are not listed.'))
+    p.add_argument("images", nargs="+", metavar="IMAGE", help=_t("photos (JPEG, PNG, ...)"))
     p.add_argument("--deck", metavar="DECK.npz",
-                   help="enrolled deck (.npz); default: the built-in deck")
-    p.add_argument("--json", action="store_true", help="print JSON (one list for all images)")
+                   help=_t("enrolled deck (.npz); default: the built-in deck"))
+    p.add_argument("--json", action="store_true", help=_t("print JSON (one list for all images)"))
     p.set_defaults(handler=cmd_recognize)
 
 
