@@ -52,6 +52,10 @@ def test_every_message_in_the_code_has_it_en_and_fr():
             # every command's --help, and argparse's own words in it
             (None, "as fast as possible instead of real time"),
             (None, "show this help message and exit"), (None, "usage: "),
+            # the engine's event and record refusals, a deck file's (Say)
+            (None, "malformed JSON: {problem} (column {column})"),
+            (None, "line {line}: {event} does not replay: {problem}"),
+            (None, "{path} is not a deck file made by 'enroll'"),
             (None, "{path} {problem}; nothing in it was changed (--reset-store moves it "
                    "aside to a dated name and starts a new store)")} <= used
     for lang in LANGS:

@@ -476,3 +476,72 @@ def test_every_help_of_every_command_is_translated(monkeypatch, lang):
     left = [(key, text) for key, text in english.items()
             if translated[key] == text and text not in SAME_IN[lang]]
     assert not left, left
+
+
+# -- the engine's event and record refusals, a deck file's ----------------------------------
+
+@pytest.mark.parametrize("lang, text, expected", [
+    ("it", 'hello world\n{"type": "play"}\n',
+     "{path}: non si è potuta iniziare nessuna smazzata dai suoi 2 eventi (riga 1: JSON "
+     "malformato: Expecting value (colonna 1))"),
+    ("en", 'hello world\n{"type": "play"}\n',
+     "{path}: no hand could be started from its 2 events (line 1: malformed JSON: Expecting "
+     "value (column 1))"),
+    ("fr", '[Event "x"]\n[Players "9"]\n\n1. 0:1d\n',
+     "{path} : ligne 2 : l'en-tête Players doit être 2..6 (joueurs), pas '9'"),
+    ("it", '[Event "x"]\n[Players "2"]\n[Dealer "1"]\n\n1. 0:1d 1:zz\n',
+     "{path}: riga 5: elemento della registrazione errato '1:zz': invalid card code 'zz': "
+     "expected rank 1-10 then suit d, c, s or b (e.g. '1d', '3c', '10s')"),
+])
+def test_a_bad_events_file_or_record_is_said_in_the_terminals_language(
+        tmp_path, capsys, locale, lang, text, expected):
+    events = tmp_path / "garbage.txt"
+    events.write_text(text)
+    locale(lang)
+    assert refused(capsys, ["referee", "--events", str(events)]) == \
+        "briscola-table referee: " + expected.format(path=events)
+
+
+def test_the_engines_refusals_stay_english_in_its_exceptions_and_the_json(tmp_path, capsys,
+                                                                          locale):
+    import json
+
+    from table_controller.engine.events import event_from_json
+    from table_controller.engine.record import RecordError, parse_records
+
+    with pytest.raises(ValueError) as err:
+        event_from_json('{"type": "play", "seat": 0}')
+    assert str(err.value) == "'play' event needs a 'card' field"
+    assert isinstance(err.value.args[0], Say)
+    assert i18n.said("fr", err.value) == "l'événement 'play' demande un champ 'card'"
+    with pytest.raises(RecordError) as err:
+        parse_records("1. 0:1d\n")
+    assert str(err.value) == 'line 1: a record starts with [Key "value"] headers'
+    assert i18n.said("it", err.value) == \
+        'riga 1: una registrazione inizia con intestazioni [Key "value"]'
+    events = tmp_path / "e.txt"
+    events.write_text('{"type":"hand","players":2}\n{"type":"trump","card":"1d"}\nnot json\n')
+    locale("it")
+    assert main(["referee", "--json", "--events", str(events)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "malformed JSON: Expecting value (column 1)" in json.dumps(doc)
+
+
+def test_a_deck_file_that_cannot_be_used_is_said_in_the_terminals_language(tmp_path, capsys,
+                                                                          locale):
+    from vision.deck import DeckFileError, EnrolledDeck
+
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_text("not a deck")
+    photo = tmp_path / "photo.png"
+    photo.write_bytes(b"")
+    locale("it")
+    assert refused(capsys, ["recognize", "--deck", str(garbage), str(photo)]) == \
+        f"briscola-table recognize: --deck: {garbage} non è un file del mazzo creato da 'enroll'"
+    locale("fr")
+    assert refused(capsys, ["recognize", "--deck", str(tmp_path), str(photo)]) == \
+        f"briscola-table recognize: --deck : {tmp_path} est un dossier, pas un fichier de jeu"
+    with pytest.raises(DeckFileError) as err:
+        EnrolledDeck.load(tmp_path / "none.npz")
+    assert str(err.value) == f"deck file not found: {tmp_path / 'none.npz'}"
+    assert i18n.said("it", err.value) == f"file del mazzo non trovato: {tmp_path / 'none.npz'}"

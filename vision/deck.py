@@ -18,11 +18,15 @@ from pathlib import Path
 
 import numpy as np
 
+from table_controller.engine.words import Say
+
 BACK = "back"
 
 
 class DeckFileError(ValueError):
-    """A deck file that cannot be used (missing, corrupt, made by another model)."""
+    """A deck file that cannot be used (missing, corrupt, made by another model). Its
+    message is a ``Say``: English as a str, said in the reader's language where it
+    reaches one."""
 
 
 def model_sha1(model_path: str | Path) -> str:
@@ -93,16 +97,19 @@ class EnrolledDeck:
                            str(z["model_sha"]), str(z["name"]), float(z["ratio"]), *covered,
                            *faces)
         except FileNotFoundError:
-            raise DeckFileError(f"deck file not found: {path}") from None
+            raise DeckFileError(Say("deck file not found: {path}", path=str(path))) from None
         except IsADirectoryError:
-            raise DeckFileError(f"{path} is a folder, not a deck file") from None
+            raise DeckFileError(Say("{path} is a folder, not a deck file",
+                                    path=str(path))) from None
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):
             # NumPy's own reasons (pickled data, a bad zip) say nothing to a player.
-            raise DeckFileError(f"{path} is not a deck file made by 'enroll'") from None
+            raise DeckFileError(Say("{path} is not a deck file made by 'enroll'",
+                                    path=str(path))) from None
         if model_path is not None and deck.model_sha != model_sha1(model_path):
-            raise DeckFileError(f"{path} was enrolled with another recognition model: "
-                                "enroll the deck again")
+            raise DeckFileError(Say("{path} was enrolled with another recognition model: "
+                                    "enroll the deck again", path=str(path)))
         if deck.patches is None:
-            raise DeckFileError(f"{path} was enrolled by an older version that kept no "
-                                "pictures of the faces: enroll the deck again")
+            raise DeckFileError(Say("{path} was enrolled by an older version that kept no "
+                                    "pictures of the faces: enroll the deck again",
+                                    path=str(path)))
         return deck

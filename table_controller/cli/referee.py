@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         items, names = read_events(text)
     except RecordError as exc:
-        return _die(f"{args.events}: {exc}")
+        return _die(_t("{path}: {problem}", path=args.events, problem=exc))
     if not items:
         return _die(_t("{path} holds no events: an empty file", path=args.events))
     referee_items(referee, items)

@@ -32,6 +32,7 @@ from typing import Any
 
 from table_controller.engine.cards import Card, CardError
 from table_controller.engine.rules import DEFAULT_BID, Variant
+from table_controller.engine.words import Say
 
 
 class ViolationKind(enum.StrEnum):
@@ -48,7 +49,9 @@ class ViolationKind(enum.StrEnum):
 
 
 class IllegalEvent(ValueError):
-    """An event the referee rejects; ``kind`` says which rule it breaks."""
+    """An event the referee rejects; ``kind`` says which rule it breaks. A malformed
+    event's or record token's ``message`` is a ``Say``: the English str, said in the
+    reader's language where it reaches one."""
 
     def __init__(self, kind: ViolationKind, message: str, seat: int | None = None,
                  card: Card | None = None) -> None:
@@ -230,19 +233,20 @@ def shown(value: Any, limit: int = 40) -> str:
 
 def _json_int(text: str) -> int:
     if len(text.lstrip("-")) > 16:
-        raise EventError(f"integer of {len(text)} digits: at most {MAX_INT} is allowed")
+        raise EventError(Say("integer of {n} digits: at most {most} is allowed",
+                             n=len(text), most=MAX_INT))
     return int(text)
 
 
 def _json_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise EventError(f"number {shown(text)} is not finite")
+        raise EventError(Say("number {value} is not finite", value=shown(text)))
     return value
 
 
 def _json_constant(text: str) -> Any:
-    raise EventError(f"{text} is not a number an event may carry")
+    raise EventError(Say("{value} is not a number an event may carry", value=text))
 
 
 def _nesting(text: str) -> int:
@@ -270,26 +274,29 @@ def _nesting(text: str) -> int:
 def _parse_text(text: str | bytes) -> Any:
     if isinstance(text, bytes):
         if len(text) > 4 * MAX_EVENT_CHARS:
-            raise EventError(f"an event is at most {MAX_EVENT_CHARS} characters, "
-                             f"not {len(text)} bytes")
+            raise EventError(Say("an event is at most {most} characters, not {n} bytes",
+                                 most=MAX_EVENT_CHARS, n=len(text)))
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
-            raise EventError("an event must be UTF-8 text") from None
+            raise EventError(Say("an event must be UTF-8 text")) from None
     if len(text) > MAX_EVENT_CHARS:
-        raise EventError(f"an event is at most {MAX_EVENT_CHARS} characters, not {len(text)}")
+        raise EventError(Say("an event is at most {most} characters, not {n}",
+                             most=MAX_EVENT_CHARS, n=len(text)))
     # json.loads recurses once per level: refuse deep nesting before it is parsed.
     if text.count("[") + text.count("{") > MAX_DEPTH and _nesting(text) > MAX_DEPTH:
-        raise EventError(f"an event nests lists and objects at most {MAX_DEPTH} deep")
+        raise EventError(Say("an event nests lists and objects at most {most} deep",
+                             most=MAX_DEPTH))
     try:
         return json.loads(text, parse_int=_json_int, parse_float=_json_float,
                           parse_constant=_json_constant)
     except json.JSONDecodeError as exc:
-        raise EventError(f"malformed JSON: {exc.msg} (column {exc.colno})") from None
+        raise EventError(Say("malformed JSON: {problem} (column {column})",
+                             problem=exc.msg, column=exc.colno)) from None
     except (ValueError, RecursionError) as exc:  # a hook's EventError is a ValueError
         if isinstance(exc, EventError):
             raise
-        raise EventError(f"malformed JSON: {shown(str(exc), 80)}") from None
+        raise EventError(Say("malformed JSON: {problem}", problem=shown(str(exc), 80))) from None
 
 
 def _check_value(root: Any) -> None:
@@ -302,31 +309,35 @@ def _check_value(root: Any) -> None:
             continue
         if isinstance(value, int):
             if not -MAX_INT <= value <= MAX_INT:
-                raise EventError(f"{shown(value)} is too large: integers are at most {MAX_INT}")
+                raise EventError(Say("{value} is too large: integers are at most {most}",
+                                     value=shown(value), most=MAX_INT))
         elif isinstance(value, float):
             if not math.isfinite(value):
-                raise EventError(f"number {value!r} is not finite")
+                raise EventError(Say("number {value} is not finite", value=repr(value)))
         elif isinstance(value, str):
             if len(value) > MAX_STRING:
-                raise EventError(f"a string of {len(value)} characters: at most {MAX_STRING}")
+                raise EventError(Say("a string of {n} characters: at most {most}",
+                                     n=len(value), most=MAX_STRING))
         elif isinstance(value, dict | list | tuple):
             if depth > MAX_DEPTH:
-                raise EventError(f"an event nests lists and objects at most {MAX_DEPTH} deep")
+                raise EventError(Say("an event nests lists and objects at most {most} deep",
+                                     most=MAX_DEPTH))
             if len(value) > MAX_FIELDS:
-                raise EventError(f"{len(value)} items in one object or list: at most "
-                                 f"{MAX_FIELDS}")
+                raise EventError(Say("{n} items in one object or list: at most {most}",
+                                     n=len(value), most=MAX_FIELDS))
             if isinstance(value, dict):
                 for key, item in value.items():
                     if not isinstance(key, str):
-                        raise EventError(f"field names must be strings, not {shown(key)}")
+                        raise EventError(Say("field names must be strings, not {value}",
+                                             value=shown(key)))
                     if len(key) > MAX_STRING:
-                        raise EventError(f"a field name of {len(key)} characters: at most "
-                                         f"{MAX_STRING}")
+                        raise EventError(Say("a field name of {n} characters: at most "
+                                             "{most}", n=len(key), most=MAX_STRING))
                     stack.append((item, depth + 1))
             else:
                 stack.extend((item, depth + 1) for item in value)
         else:
-            raise EventError(f"{type(value).__name__} is not a JSON value")
+            raise EventError(Say("{name} is not a JSON value", name=type(value).__name__))
 
 
 def decode_event(obj: Any) -> dict[str, Any]:
@@ -338,25 +349,30 @@ def decode_event(obj: Any) -> dict[str, Any]:
     if isinstance(obj, str | bytes):
         obj = _parse_text(obj)
     if not isinstance(obj, dict):
-        raise EventError(f"an event must be a JSON object, not {_json_type(obj)}")
+        raise EventError(Say("an event must be a JSON object, not {kind}",
+                             kind=_json_type(obj)))
     _check_value(obj)
     kind = obj.get("type")
     if kind is not None and not isinstance(kind, str):
-        raise EventError(f"'type' must be a string such as \"play\", not {shown(kind)}")
+        raise EventError(Say("'type' must be a string such as \"play\", not {value}",
+                             value=shown(kind)))
     for key in _SMALL_FIELDS:
         value = obj.get(key)
         if value is None or isinstance(value, bool) or not isinstance(value, int):
             continue  # a wrong type is named by the event's own parsing
         if not -MAX_SMALL <= value <= MAX_SMALL:
-            raise EventError(f"'{key}' must be a small integer, not {shown(value)}")
+            raise EventError(Say("'{key}' must be a small integer, not {value}", key=key,
+                                 value=shown(value)))
     t = obj.get("t")
     if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)
                           or not -MAX_T <= t <= MAX_T):
-        raise EventError(f"'t' must be a finite number of seconds, not {shown(t)}")
+        raise EventError(Say("'t' must be a finite number of seconds, not {value}",
+                             value=shown(t)))
     # The bound holds for the form it is stored in, not only for the text it came as
     # (a decoded object has no text; "1E5" is stored as "100000.0").
     if (size := len(event_text(obj))) > MAX_EVENT_CHARS:
-        raise EventError(f"an event is at most {MAX_EVENT_CHARS} characters, not {size}")
+        raise EventError(Say("an event is at most {most} characters, not {n}",
+                             most=MAX_EVENT_CHARS, n=size))
     return obj
 
 
@@ -366,14 +382,15 @@ def event_text(obj: dict[str, Any]) -> str:
 
 
 def _json_type(obj: Any) -> str:
-    names = {list: "an array", tuple: "an array", str: "a string", int: "a number",
-             float: "a number", bool: "a boolean", type(None): "null"}
+    names = {list: Say("an array"), tuple: Say("an array"), str: Say("a string"),
+             int: Say("a number"), float: Say("a number"), bool: Say("a boolean"),
+             type(None): "null"}
     return names.get(type(obj), type(obj).__name__)
 
 
 def _card(obj: dict[str, Any], key: str = "card", seat: int | None = None) -> Card:
     if key not in obj:
-        raise _bad(f"'{obj.get('type')}' event needs a '{key}' field")
+        raise _bad(Say("'{kind}' event needs a '{key}' field", kind=obj.get("type"), key=key))
     try:
         return Card.parse(obj[key])
     except CardError as exc:
@@ -383,11 +400,12 @@ def _card(obj: dict[str, Any], key: str = "card", seat: int | None = None) -> Ca
 def _int(obj: dict[str, Any], key: str, required: bool = True) -> int | None:
     if key not in obj or obj[key] is None:
         if required:
-            raise _bad(f"'{obj.get('type')}' event needs a '{key}' field")
+            raise _bad(Say("'{kind}' event needs a '{key}' field", kind=obj.get("type"),
+                           key=key))
         return None
     value = obj[key]
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _bad(f"'{key}' must be an integer, not {shown(value)}")
+        raise _bad(Say("'{key}' must be an integer, not {value}", key=key, value=shown(value)))
     return value
 
 
@@ -424,19 +442,19 @@ def event_from_checked(obj: dict[str, Any]) -> Event:
         variants = obj.get("variants")
         if variants is not None:
             if not isinstance(variants, list):
-                raise _bad("'variants' must be a list such as [\"swap7\"]")
+                raise _bad(Say("'variants' must be a list such as [\"swap7\"]"))
             try:
                 variants = frozenset(Variant.parse(v) for v in variants)
             except ValueError as exc:
-                raise _bad(str(exc)) from None
+                raise _bad(exc.args[0] if exc.args else str(exc)) from None  # a Say
         removed = obj.get("removed")
         if removed is not None:
             if not isinstance(removed, list):
-                raise _bad("'removed' must be a list of card codes such as [\"2d\"]")
+                raise _bad(Say("'removed' must be a list of card codes such as [\"2d\"]"))
             try:
                 removed = tuple(Card.parse(c) for c in removed)
             except CardError as exc:
-                raise _bad(f"'removed': {exc}") from None
+                raise _bad(Say("'removed': {problem}", problem=exc)) from None
         called = None
         if obj.get("called") is not None:
             called = _card(obj, "called")
@@ -446,9 +464,9 @@ def event_from_checked(obj: dict[str, Any]) -> Event:
                          caller=_int(obj, "caller", required=False), called=called,
                          points=_int(obj, "points", required=False))
     if kind is None:
-        raise _bad("event has no 'type' field")
-    raise _bad(f"unknown event type {shown(kind)}: expected hand, trump, play, collect, swap, "
-               "call, correct or undo")
+        raise _bad(Say("event has no 'type' field"))
+    raise _bad(Say("unknown event type {value}: expected hand, trump, play, collect, swap, "
+                   "call, correct or undo", value=shown(kind)))
 
 
 def event_to_json(event: Event) -> str:
@@ -468,8 +486,8 @@ def parse_token(token: str) -> Event:
     ``correct:1:6c`` (or ``correct:1:6c:7c``), ``collect`` or ``undo``. Raises
     IllegalEvent naming the bad token."""
     if len(token) > MAX_TOKEN_CHARS:
-        raise _bad(f"bad record token {shown(token)}: a token is at most "
-                   f"{MAX_TOKEN_CHARS} characters")
+        raise _bad(Say("bad record token {token}: a token is at most {most} characters",
+                       token=shown(token), most=MAX_TOKEN_CHARS))
     parts = token.split(":")
     try:
         if len(parts) == 2 and _small(parts[0]):
@@ -488,9 +506,11 @@ def parse_token(token: str) -> Event:
             return Correct(int(parts[1]), Card.parse(parts[2]), was)
         if head == "call" and len(parts) in (3, 4) and _small(parts[1]):
             if len(parts) == 4 and not _small(parts[3]):
-                raise ValueError(f"points must be a number, not {shown(parts[3])}")
+                raise ValueError(Say("points must be a number, not {value}",
+                                     value=shown(parts[3])))
             points = int(parts[3]) if len(parts) == 4 else DEFAULT_BID
             return Call(int(parts[1]), Card.parse(parts[2]), points)
     except (CardError, ValueError) as exc:
-        raise _bad(f"bad record token {token!r}: {exc}") from None
-    raise _bad(f"bad record token {token!r}")
+        raise _bad(Say("bad record token {token}: {problem}", token=repr(token),
+                       problem=exc)) from None
+    raise _bad(Say("bad record token {token}", token=repr(token)))

@@ -39,10 +39,12 @@ from table_controller.engine.events import Event, HandStart, IllegalEvent, parse
 from table_controller.engine.hand import Hand
 from table_controller.engine.referee import Referee
 from table_controller.engine.rules import HandRules, parse_variants
+from table_controller.engine.words import Say
 
 
 class RecordError(ValueError):
-    """A record that cannot be read or does not replay; names the line."""
+    """A record that cannot be read or does not replay; names the line. Its message is a
+    ``Say`` (the English str, said in the reader's language where it reaches one)."""
 
 
 # A header line, matched before ";" comments are cut (a ";" inside the quotes is the
@@ -52,8 +54,8 @@ MAX_HEADER_VALUE = 256  # characters of one header value, once unescaped (names:
 MAX_HEADERS = 64  # headers in one record
 MAX_LINE = 4096  # characters of one line of a record
 MAX_RECORDS = 1000  # hands in one file (a match is at most 5; an open series can run long)
-_SMALL_HEADERS = {"Players": (2, 6, "players"), "Dealer": (0, 5, "a seat"),
-                  "Hand": (1, 100_000, "a hand number"), "Match": (1, 5, "hands")}
+_SMALL_HEADERS = {"Players": (2, 6, Say("players")), "Dealer": (0, 5, Say("a seat")),
+                  "Hand": (1, 100_000, Say("a hand number")), "Match": (1, 5, Say("hands"))}
 _TRICK_NO = re.compile(r"^\d+\.$")
 _RESULT = re.compile(r"^(\d+(?:-\d+)+|\*)$")
 
@@ -101,11 +103,11 @@ class Record:
                                  self.headers.get("Variants", "-").replace("-", "")),
                              removed=removed)
         except KeyError as exc:
-            raise RecordError(f"bad record headers: no {exc.args[0]} header") from None
+            raise RecordError(Say("bad record headers: no {key} header", key=exc.args[0])) from None
         except (ValueError, CardError) as exc:
             said = str(exc)  # names the bad value, which may be 256 characters long
-            raise RecordError("bad record headers: " + (
-                said if len(said) <= 120 else said[:117] + "...")) from None
+            raise RecordError(Say("bad record headers: {problem}", problem=(
+                exc if len(said) <= 120 else said[:117] + "..."))) from None
 
     # -- replay -----------------------------------------------------------------
 
@@ -115,19 +117,19 @@ class Record:
         try:
             hand = Hand(HandRules(start.players, start.variants, start.removed), start.dealer)
         except ValueError as exc:
-            raise RecordError(f"bad record headers: {exc}") from None
+            raise RecordError(Say("bad record headers: {problem}", problem=exc)) from None
         for event, line in zip(self.events, self.lines or [None] * len(self.events),
                                strict=True):
             try:
                 hand.push(event)
             except IllegalEvent as exc:
-                where = f"line {line}: " if line else ""
-                raise RecordError(f"{where}{event} does not replay: {exc}") from None
+                raise RecordError(_does_not_replay(line, event, exc)) from None
         claimed = self.headers.get("Result")
         if claimed and claimed != "*" and hand.is_over():
             got = "-".join(map(str, hand.points))
             if got != claimed:
-                raise RecordError(f"the record says {claimed} but its events give {got}")
+                raise RecordError(Say("the record says {claimed} but its events give {got}",
+                                      claimed=claimed, got=got))
         return hand
 
     # -- text -------------------------------------------------------------------
@@ -204,8 +206,9 @@ def _unescape(value: str) -> str:
 def _check_header(key: str, value: str, lineno: int) -> None:
     """Every header value is bounded; the numeric ones are small integers."""
     if len(value) > MAX_HEADER_VALUE:
-        raise RecordError(f"line {lineno}: the {key} header is {len(value)} characters "
-                          f"long: at most {MAX_HEADER_VALUE}")
+        raise RecordError(Say("line {line}: the {key} header is {n} characters long: at "
+                              "most {most}", line=lineno, key=key, n=len(value),
+                              most=MAX_HEADER_VALUE))
     bounds = _SMALL_HEADERS.get(key)
     if bounds is None:
         return
@@ -213,8 +216,10 @@ def _check_header(key: str, value: str, lineno: int) -> None:
     text = value.strip()
     if not (text.isascii() and text.isdigit() and len(text) <= 6
             and low <= int(text) <= high):
-        raise RecordError(f"line {lineno}: the {key} header must be {low}..{high} ({what}), "
-                          f"not {value[:20]!r}{'...' if len(value) > 20 else ''}")
+        raise RecordError(Say("line {line}: the {key} header must be {low}..{high} ({what}), "
+                              "not {value}", line=lineno, key=key, low=low, high=high,
+                              what=what,
+                              value=f"{value[:20]!r}{'...' if len(value) > 20 else ''}"))
 
 
 def parse_records(text: str) -> list[Record]:
@@ -224,32 +229,34 @@ def parse_records(text: str) -> list[Record]:
     in_moves = False
     for lineno, raw in enumerate(text.splitlines(), 1):
         if len(raw) > MAX_LINE:
-            raise RecordError(f"line {lineno}: {len(raw)} characters: a record's lines are "
-                              f"at most {MAX_LINE}")
+            raise RecordError(Say("line {line}: {n} characters: a record's lines are at "
+                                  "most {most}", line=lineno, n=len(raw), most=MAX_LINE))
         stripped = raw.strip()
         m = _HEADER.match(stripped) if stripped.startswith("[") else None
         if m:
             if current is None or in_moves:
                 if len(records) >= MAX_RECORDS:
-                    raise RecordError(f"line {lineno}: more than {MAX_RECORDS} records "
-                                      "in one file")
+                    raise RecordError(Say("line {line}: more than {most} records in one "
+                                          "file", line=lineno, most=MAX_RECORDS))
                 current = Record()
                 records.append(current)
                 in_moves = False
             key, value = m.group(1), _unescape(m.group(2))
             if len(key) > 32:
-                raise RecordError(f"line {lineno}: a header name is at most 32 characters")
+                raise RecordError(Say("line {line}: a header name is at most 32 characters",
+                                      line=lineno))
             _check_header(key, value, lineno)
             if key not in current.headers and len(current.headers) >= MAX_HEADERS:
-                raise RecordError(f"line {lineno}: more than {MAX_HEADERS} headers in "
-                                  "one record")
+                raise RecordError(Say("line {line}: more than {most} headers in one record",
+                                      line=lineno, most=MAX_HEADERS))
             current.headers[key] = value
             continue
         line = raw.split(";", 1)[0].strip()
         if not line:
             continue
         if current is None:
-            raise RecordError(f"line {lineno}: a record starts with [Key \"value\"] headers")
+            raise RecordError(Say("line {line}: a record starts with [Key \"value\"] headers",
+                                  line=lineno))
         in_moves = True
         line = re.sub(r"\{[^}]*\}", " ", line)
         for token in line.split():
@@ -261,10 +268,11 @@ def parse_records(text: str) -> list[Record]:
             try:
                 current.events.append(parse_token(token))
             except IllegalEvent as exc:
-                raise RecordError(f"line {lineno}: {exc}") from None
+                raise RecordError(Say("line {line}: {problem}", line=lineno,
+                                      problem=exc)) from None
             current.lines.append(lineno)
     if not records:
-        raise RecordError("no record found: expected [Key \"value\"] headers")
+        raise RecordError(Say("no record found: expected [Key \"value\"] headers"))
     return records
 
 
@@ -304,6 +312,12 @@ def replay_match(records: list[Record]) -> Referee:
     for event, line in record_events(records):
         decision = referee.feed(event, line)
         if not decision.accepted:
-            where = f"line {line}: " if line else ""
-            raise RecordError(f"{where}{event} does not replay: {decision.violation.message}")
+            raise RecordError(_does_not_replay(line, event, decision.violation.message))
     return referee
+
+
+def _does_not_replay(line: int | None, event: Event, problem: object) -> Say:
+    if line:
+        return Say("line {line}: {event} does not replay: {problem}", line=line,
+                   event=str(event), problem=problem)
+    return Say("{event} does not replay: {problem}", event=str(event), problem=problem)
