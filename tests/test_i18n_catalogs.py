@@ -56,6 +56,15 @@ def test_every_message_in_the_code_has_it_en_and_fr():
             (None, "malformed JSON: {problem} (column {column})"),
             (None, "line {line}: {event} does not replay: {problem}"),
             (None, "{path} is not a deck file made by 'enroll'"),
+            # the referee's account and its rule violations (Say)
+            (None, ("Hand {hand}: {n} player, dealer {dealer}",
+                    "Hand {hand}: {n} players, dealer {dealer}")),
+            (None, ("unfinished: {n} trick played", "unfinished: {n} tricks played")),
+            (None, ("result: {players} wins", "result: {players} win")),
+            (None, "violation line {line}: {kind}: {message}"),
+            (None, "{player} played {card} but it is {turn}'s turn"),
+            (None, "{card} is in {holder}'s hand, not {player}'s"),
+            (None, "the match is over: won by {players}"),
             (None, "{path} {problem}; nothing in it was changed (--reset-store moves it "
                    "aside to a dated name and starts a new store)")} <= used
     for lang in LANGS:

@@ -545,3 +545,205 @@ def test_a_deck_file_that_cannot_be_used_is_said_in_the_terminals_language(tmp_p
         EnrolledDeck.load(tmp_path / "none.npz")
     assert str(err.value) == f"deck file not found: {tmp_path / 'none.npz'}"
     assert i18n.said("it", err.value) == f"file del mazzo non trovato: {tmp_path / 'none.npz'}"
+
+
+# -- the referee's account and its rule violations ------------------------------------------
+
+ONE_VIOLATION = """\
+{"type": "hand", "players": 2, "dealer": 1}
+{"type": "trump", "card": "1d"}
+{"type": "play", "seat": 0, "card": "3c"}
+{"type": "play", "seat": 0, "card": "7c"}
+{"type": "play", "seat": 1, "card": "7c"}
+{"type": "collect"}
+"""
+# What `referee --events` printed for it before the account went through the catalogs.
+ONE_VIOLATION_BEFORE = """\
+Hand 1: 2 players, dealer P2, briscola 1d
+  trick  1: P1 3c, P2 7c  -> P1 +10
+  points: P1 10, P2 0
+  unfinished: 1 trick played
+  violation line 4: out_of_turn: P1 played 7c but it is P2's turn
+Match: hands won 0-0
+"""
+ONE_VIOLATION_JSON = (
+    '{"hands": [{"dealer": 1, "trump": "1d", "tricks": [{"leader": 0, "plays": [{"seat": 0, '
+    '"card": "3c"}, {"seat": 1, "card": "7c"}], "winner": 0, "points": 10}], "points": [10, '
+    '0], "team_points": null, "outcome": null, "winners": [], "complete": false, '
+    '"violations": [{"line": 4, "kind": "out_of_turn", "seat": 0, "card": "7c", "message": '
+    '"seat 0 played 7c but it is seat 1\'s turn"}], "players": 2, "variants": [], "removed": '
+    '[], "teams": null, "reason": null, "current_trick": [], "briscola_taker": null, "swaps": '
+    '[], "caller": null, "called": null, "bid": null, "partner": null, "notes": []}], '
+    '"match": {"hands_won": [0, 0], "winner": null, "winners": [], "length": null, '
+    '"hands_played": 0}}\n')
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("en", ONE_VIOLATION_BEFORE),
+    ("it", """\
+Smazzata 1: 2 giocatori, mazziere P2, briscola 1d
+  presa  1: P1 3c, P2 7c  -> P1 +10
+  punti: P1 10, P2 0
+  non finita: 1 presa giocata
+  violazione riga 4: out_of_turn: P1 ha giocato 7c ma è il turno di P2
+Partita: smazzate vinte 0-0
+"""),
+    ("fr", """\
+Donne 1 : 2 joueurs, donneur P2, briscola 1d
+  pli  1 : P1 3c, P2 7c  -> P1 +10
+  points : P1 10, P2 0
+  inachevée : 1 pli joué
+  violation ligne 4 : out_of_turn : P1 a joué 7c mais c'est le tour de P2
+Match : donnes gagnées 0-0
+"""),
+])
+def test_the_referees_account_is_in_the_terminals_language(tmp_path, capsys, locale, lang,
+                                                           expected):
+    events = tmp_path / "hand.jsonl"
+    events.write_text(ONE_VIOLATION)
+    locale(lang)
+    assert main(["referee", "--events", str(events)]) == 0
+    assert capsys.readouterr().out == expected
+    assert main(["referee", "--json", "--events", str(events)]) == 0
+    assert capsys.readouterr().out == ONE_VIOLATION_JSON  # English, 0-based, as before
+
+
+RICH = """\
+{"type": "hand", "players": 4, "dealer": 3, "variants": ["swap7"]}
+{"type": "trump", "card": "1d"}
+{"type": "play", "seat": 0, "card": "3c"}
+{"type": "play", "seat": 1, "card": "5c"}
+{"type": "play", "seat": 2, "card": "1c"}
+{"type": "play", "seat": 3, "card": "2c"}
+{"type": "collect"}
+{"type": "swap", "seat": 2, "card": "7d"}
+{"type": "play", "seat": 7, "card": "4s"}
+{"type": "play", "seat": 1, "card": "3c"}
+{"type": "collect"}
+{"type": "hand", "players": 4, "dealer": 1}
+{"type": "trump", "card": "5s"}
+{"type": "play", "seat": 2, "card": "5s"}
+"""
+RICH_BEFORE = """\
+Hand 1: 4 players, dealer Dario (P4), briscola 1d, variants swap7
+  trick  1: Ada 3c, Bruno 5c, Carla 1c, Dario 2c  -> Carla (P3) +21
+  swap after trick 1: Carla (P3) put 7d face up
+  points: Ada (P1) 0, Bruno (P2) 0, Carla (P3) 21, Dario (P4) 0
+  teams: P1+P3 21  vs  P2+P4 0
+  unfinished: 1 trick played
+  violation line 9: bad_event: play by P8: seats are P1..P4 with 4 players
+  violation line 10: duplicate_card: 3c was already played this hand
+  violation line 11: bad_event: collect with no trick on the table
+Hand 2: 4 players, dealer Bruno (P2), briscola 5s
+  points: Ada (P1) 0, Bruno (P2) 0, Carla (P3) 0, Dario (P4) 0
+  teams: P1+P3 0  vs  P2+P4 0
+  unfinished: 0 tricks played
+  note line 12: dealer_out_of_rotation: P2 deals this hand; by the rotation it was P4's deal \
+(the same dealer redeals an abandoned hand)
+  violation line 14: duplicate_card: 5s is the face-up briscola, still lying under the stock
+Match: hands won 0-0-0-0
+"""
+
+
+def test_a_richer_account_in_english_is_as_before_and_translated_in_it(tmp_path, capsys,
+                                                                        locale):
+    events = tmp_path / "rich.jsonl"
+    events.write_text(RICH)
+    argv = ["referee", "--events", str(events), "--names", "Ada,Bruno,Carla,Dario"]
+    locale("en")
+    assert main(argv) == 0
+    assert capsys.readouterr().out == RICH_BEFORE
+    locale("it")
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Smazzata 1: 4 giocatori, mazziere Dario (P4), briscola 1d, varianti swap7"
+    assert out[2] == "  scambio dopo la presa 1: Carla (P3) ha scoperto 7d"
+    assert out[4] == "  squadre: P1+P3 21  contro  P2+P4 0"
+    assert out[6] == ("  violazione riga 9: bad_event: play da P8: i posti sono P1..P4 con 4 "
+                      "giocatori")
+    assert out[12] == "  non finita: 0 prese giocate"
+    assert out[13] == ("  nota riga 12: dealer_out_of_rotation: P2 dà le carte in questa "
+                       "smazzata; secondo il giro toccava a P4 (lo stesso mazziere ridà le "
+                       "carte di una smazzata abbandonata)")
+    locale("fr")
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[12] == "  inachevée : 0 pli joué"  # French: 0 is singular
+    assert out[-1] == "Match : donnes gagnées 0-0-0-0"
+
+
+BAD_LINES = [  # each refused by the referee, with what it says
+    '{"type": "hand", "players": 2, "dealer": 5}',
+    '{"type": "hand", "players": 2, "dealer": 0, "variants": ["swap7", "swap2"]}',
+    '{"type": "undo"}',
+    '{"type": "undo"}',
+    '{"type": "collect"}',
+    '{"type": "play", "seat": 1, "card": "3c"}',
+    '{"type": "trump", "card": "1d"}',
+    '{"type": "trump", "card": "2d"}',
+    '{"type": "play", "seat": 0, "card": "3c"}',
+    '{"type": "play", "seat": 1, "card": "1d"}',
+    '{"type": "play", "seat": 9, "card": "4c"}',
+    '{"type": "swap", "seat": 1, "card": "7d"}',
+    '{"type": "swap", "seat": 0, "card": "5d"}',
+    '{"type": "collect"}',
+    '{"type": "play", "seat": 0, "card": "3c"}',
+    '{"type": "correct", "seat": 0, "card": "3c"}',
+    '{"type": "call", "seat": 0, "card": "1c", "points": 61}',
+    '{"type": "hand", "players": 4}',
+]
+
+
+def test_every_rule_violation_is_said_with_seats_from_1_in_every_language():
+    from table_controller.engine.referee import Referee
+    from table_controller.engine.seats import player_labels
+    from table_controller.engine.words import Seat
+
+    referee = Referee(players=2)
+    for n, line in enumerate(BAD_LINES, 1):
+        referee.feed_json(line, n)
+    messages = [v.message for v in referee.violations]
+    said = [m for m in messages if isinstance(m, Say)]
+    assert len(said) >= 12, messages
+    for m in said:
+        person = m.for_people()
+        # English: exactly the referee's words with its seats as labels, as before.
+        assert str(person) == player_labels(str(m))
+        assert i18n.said("en", person) == str(person) == i18n.said("en", m)
+        for lang in ("it", "fr"):
+            text = i18n.said(lang, person)
+            assert text != str(person) and text == i18n.said(lang, m), (lang, m)
+            assert not re.search(r"(?i)\b(seats?|posto|places?) \d", text), text
+    assert "play by seat 9: seats are 0..1 with 2 players" in messages  # the JSON's words
+    assert i18n.said("fr", messages[messages.index("play by seat 9: seats are 0..1 with 2 "
+                                                   "players")]) == \
+        "play par P10 : les places sont P1..P2 à 2 joueurs"
+    assert i18n.said("it", messages[-5]) == \
+        "raccolta con la presa incompleta: carte giocate 1 su 2"
+    out_of_turn = Say("{player} played {card} but it is {turn}'s turn", player=Seat(1),
+                      card="7c", turn=Seat(0))
+    assert out_of_turn == "seat 1 played 7c but it is seat 0's turn"  # the JSON's words
+    assert i18n.said("it", out_of_turn) == "P2 ha giocato 7c ma è il turno di P1"
+    assert i18n.said("fr", out_of_turn.for_people(["Ada", "Bruno"].__getitem__)) == \
+        "Bruno a joué 7c mais c'est le tour de Ada"
+
+
+def test_a_refusal_without_a_phrase_of_its_own_is_said_on_the_terminal_in_its_language():
+    import argparse
+
+    from table_controller.cli.table import TerminalReport
+    from table_controller.engine.referee import Referee
+
+    ref = Referee(players=2, dealer=1)
+    ref.feed_json('{"type": "hand", "players": 2, "dealer": 1}')
+    ref.feed_json('{"type": "trump", "card": "1d"}')
+    ref.feed_json('{"type": "play", "seat": 0, "card": "3c"}')
+    bad = ref.feed_json('{"type": "correct", "seat": 0, "card": "3c"}').violation
+    controller = argparse.Namespace(referee=ref)
+    assert TerminalReport(controller, ["Ada", "Bruno"], lang="it").violation(bad) == \
+        "  ! bad_event: niente da correggere: la carta di Ada è già 3c"
+    assert TerminalReport(controller, ["Ada", "Bruno"], lang="fr").violation(bad) == \
+        "  ! bad_event: rien à corriger : la carte de Ada est déjà 3c"
+    # In English the referee's words, its seats named where the line is printed (say()).
+    assert TerminalReport(controller, ["Ada", "Bruno"], lang="en").violation(bad) == \
+        "  ! bad_event: nothing to correct: seat 0's card is already 3c"

@@ -109,14 +109,15 @@ def said(lang: str, text: object) -> str:
     """What a lower floor said (a ``table_controller.engine.words.Say``, or an exception
     made of one) in ``lang``, its values too. Any other text is passed on as it is."""
     from table_controller.engine.cards import Card
-    from table_controller.engine.words import Say
+    from table_controller.engine.words import Say, Seat
 
     if isinstance(text, BaseException) and len(text.args) == 1:
         text = text.args[0]
     if not isinstance(text, Say):
         return str(text)
-    # A card in a Say is named (a code is a str); {n} is the plural's own.
-    values = {k: card_name(lang, str(v)) if isinstance(v, Card) else v
+    # A card in a Say is named (a code is a str), a seat is P1..Pn; {n} is the plural's own.
+    values = {k: card_name(lang, str(v)) if isinstance(v, Card) else
+              v.label() if isinstance(v, Seat) else v
               for k, v in text.values.items() if k != "n" or text.plural is None}
     if text.plural is not None:
         return trn(lang, text.msgid, text.plural, text.n or 0, **values)

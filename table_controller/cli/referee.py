@@ -146,7 +146,7 @@ def report(referee: Referee, args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
-        print(text_report(doc, names))
+        print(text_report(doc, names, said))
     if getattr(args, "record_out", None):
         try:
             args.record_out.write_text(dumps(match_records(referee, names)), encoding="utf-8")

@@ -17,6 +17,7 @@ from typing import Any
 from table_controller.cli.common import N_, _t, _tn, fail, terminal_language
 from table_controller.config import default_database
 from table_controller.engine.referee import Decision
+from table_controller.engine.words import Say
 
 FAULTS = {  # in --help (English) and, translated, in the demo's opening lines
     "out_of_turn": N_("a player plays before their turn, then takes the card back: the "
@@ -319,6 +320,10 @@ class TerminalReport:
             text = self._t(phrase, name="" if v.seat is None else self.name(v.seat),
                            card="" if v.card is None else self.card(v.card),
                            turn="" if turn is None else self.name(turn))
+        elif self.lang != "en" and isinstance(text, Say):  # the referee's own words
+            from web_dashboard.i18n import said
+
+            text = said(self.lang, text.for_people(self.name))
         return f"  ! {v.kind.value}: {text}"
 
     def note(self, note: Any) -> str:

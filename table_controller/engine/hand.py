@@ -33,6 +33,7 @@ from table_controller.engine.events import (
 )
 from table_controller.engine.events import ViolationKind as V
 from table_controller.engine.rules import DEFAULT_BID, HandRules, Variant
+from table_controller.engine.words import Say, Seat
 
 # A 7 of trump may only be swapped for a face-up Fante or better.
 _SWAP7_MIN_STRENGTH = Card.parse("8d").strength
@@ -254,10 +255,11 @@ class Hand:
         elif kind is Call:
             self._push_call(event)
         elif kind is HandStart:
-            raise IllegalEvent(V.BAD_EVENT, "a hand event starts a new hand; the referee "
-                               "handles it, not the hand in progress")
+            raise IllegalEvent(V.BAD_EVENT, Say("a hand event starts a new hand; the referee "
+                                   "handles it, not the hand in progress"))
         else:
-            raise IllegalEvent(V.BAD_EVENT, f"{event!s} is not an event a hand can take")
+            raise IllegalEvent(V.BAD_EVENT, Say("{event} is not an event a hand can take",
+                                   event=str(event)))
 
     def pop(self) -> Event:
         """Take back the last accepted event and return it (a correction: the original
@@ -302,44 +304,52 @@ class Hand:
 
     def _check_seat(self, seat: int, what: str) -> None:
         if not 0 <= seat < self.players:
-            raise IllegalEvent(V.BAD_EVENT, f"{what} by seat {seat}: seats are 0.."
-                               f"{self.players - 1} with {self.players} players", seat=seat)
+            raise IllegalEvent(V.BAD_EVENT, Say("{what} by {player}: seats are {first}..{last} "
+                                   "with {n} players", what=what, player=Seat(seat),
+                                   first=Seat(0, english="{}"),
+                                   last=Seat(self.players - 1, english="{}"),
+                                   n=self.players), seat=seat)
 
     def _check_card(self, card: Card, seat: int | None) -> None:
         if not self._in_deck[card.index]:
-            raise IllegalEvent(V.NOT_IN_DECK, f"{card} is not in the deck for "
-                               f"{self.players} players (removed: "
-                               f"{' '.join(map(str, self.rules.removed))})", seat, card)
-        if self._seen[card.index]:
-            raise IllegalEvent(V.DUPLICATE_CARD, f"{card} was already played this hand",
+            raise IllegalEvent(V.NOT_IN_DECK, Say("{card} is not in the deck for {n} players "
+                                     "(removed: {removed})", card=str(card), n=self.players,
+                                     removed=" ".join(map(str, self.rules.removed))),
                                seat, card)
+        if self._seen[card.index]:
+            raise IllegalEvent(V.DUPLICATE_CARD, Say("{card} was already played this hand",
+                                        card=str(card)), seat, card)
         if card is self.briscola and self.briscola_on_table:
-            raise IllegalEvent(V.DUPLICATE_CARD, f"{card} is the face-up briscola, still "
-                               "lying under the stock", seat, card)
+            raise IllegalEvent(V.DUPLICATE_CARD, Say("{card} is the face-up briscola, still lying "
+                                        "under the stock", card=str(card)), seat, card)
 
     def _play_error(self, event: Play) -> IllegalEvent:
         """Why ``event`` cannot be played, checked in order of precedence."""
         seat, card = event.seat, event.card
         if len(self.tricks) == self.n_tricks:
-            return IllegalEvent(V.HAND_OVER, f"the hand is over: all {self.n_tricks} tricks "
-                                f"were played ({card} by seat {seat})", seat, card)
+            return IllegalEvent(V.HAND_OVER, Say("the hand is over: all {n} tricks were played "
+                                    "({card} by {player})", n=self.n_tricks, card=str(card),
+                                    player=Seat(seat)), seat, card)
         try:
             self._check_seat(seat, "play")
             if self.trump is None:
                 if self.rules.chiamata:
-                    msg = f"{card} played before the auction's call: trump is not known yet"
+                    msg = Say("{card} played before the auction's call: trump is not known yet",
+                              card=str(card))
                 else:
-                    msg = f"{card} played before the face-up briscola was seen"
+                    msg = Say("{card} played before the face-up briscola was seen", card=str(card))
                 raise IllegalEvent(V.NO_TRUMP, msg, seat, card)
             self._check_card(card, seat)
         except IllegalEvent as exc:
             return exc
         if seat != self.turn:
-            return IllegalEvent(V.OUT_OF_TURN, f"seat {seat} played {card} but it is seat "
-                                f"{self.turn}'s turn", seat, card)
+            return IllegalEvent(V.OUT_OF_TURN, Say("{player} played {card} but it is {turn}'s turn",
+                                      player=Seat(seat), card=str(card),
+                                      turn=Seat(self.turn)), seat, card)
         holder = self.held.get(card)
-        return IllegalEvent(V.NOT_HELD, f"{card} is in seat {holder}'s hand, not seat "
-                            f"{seat}'s", seat, card)
+        return IllegalEvent(V.NOT_HELD, Say("{card} is in {holder}'s hand, not {player}'s",
+                                   card=str(card), holder=Seat(holder), player=Seat(seat)),
+                            seat, card)
 
     def _push_play(self, event: Play) -> None:
         # The hot path of the whole referee: one quick test for the common case, the
@@ -404,12 +414,13 @@ class Hand:
     def _push_collect(self, event: Collect) -> None:
         if not self.table:
             if len(self.tricks) == self.n_tricks:
-                raise IllegalEvent(V.HAND_OVER, "the hand is over and its last trick was "
-                                   "already collected")
+                raise IllegalEvent(V.HAND_OVER, Say("the hand is over and its last trick was "
+                                       "already collected"))
             if self.current:
-                raise IllegalEvent(V.BAD_EVENT, f"collect while the trick is incomplete: "
-                                   f"{len(self.current)} of {self.players} cards played")
-            raise IllegalEvent(V.BAD_EVENT, "collect with no trick on the table")
+                raise IllegalEvent(V.BAD_EVENT, Say("collect while the trick is incomplete: "
+                                       "{played} of {n} cards played",
+                                       played=len(self.current), n=self.players))
+            raise IllegalEvent(V.BAD_EVENT, Say("collect with no trick on the table"))
         self._undo.append(("s", self._scalars()))
         self.table = ()
         self.move_stack.append(event)
@@ -418,15 +429,15 @@ class Hand:
     def _push_trump(self, event: Trump) -> None:
         card = event.card
         if self.rules.chiamata:
-            raise IllegalEvent(V.BAD_EVENT, "Briscola chiamata has no face-up briscola: trump "
-                               "comes from the auction's call", card=card)
+            raise IllegalEvent(V.BAD_EVENT, Say("Briscola chiamata has no face-up briscola: trump "
+                                   "comes from the auction's call"), card=card)
         if self.trump is not None:
             if card is self.briscola:
-                raise IllegalEvent(V.DUPLICATE_CARD, f"the face-up briscola {card} was "
-                                   "already seen", card=card)
-            raise IllegalEvent(V.BAD_EVENT, f"the face-up briscola is already known "
-                               f"({self.briscola}); {card} cannot replace it (a swap does)",
-                               card=card)
+                raise IllegalEvent(V.DUPLICATE_CARD, Say("the face-up briscola {card} was already "
+                                            "seen", card=str(card)), card=card)
+            raise IllegalEvent(V.BAD_EVENT, Say("the face-up briscola is already known "
+                                   "({briscola}); {card} cannot replace it (a swap does)",
+                                   briscola=str(self.briscola), card=str(card)), card=card)
         self._check_card(card, None)
         self._undo.append(("s", self._scalars()))
         self.trump = card.suit
@@ -435,51 +446,57 @@ class Hand:
         self.move_stack.append(event)
         self._line.append(event)
 
-    def _swap_error(self, event: Swap) -> str | None:
+    def _swap_error(self, event: Swap) -> Say | None:
         seat, card, rank = event.seat, event.card, event.card.rank
         if self.trump is None or self.briscola is None:
-            return "no face-up briscola is on the table yet"
+            return Say("no face-up briscola is on the table yet")
         if not self.briscola_on_table:
-            return "the face-up briscola was already drawn"
+            return Say("the face-up briscola was already drawn")
         if card.suit is not self.trump or rank not in (7, 2):
-            return f"only the 7 or the 2 of trump ({self.trump.value}) can be swapped, not {card}"
+            return Say("only the 7 or the 2 of trump ({suit}) can be swapped, not {card}",
+                       suit=self.trump.value, card=str(card))
         if rank == 7:
             if not self._swap7:
-                return "the swap7 variant is off"
+                return Say("the swap7 variant is off")
             if not self.tricks:
-                return "the 7 of trump cannot be swapped before the first trick is won"
+                return Say("the 7 of trump cannot be swapped before the first trick is won")
             if self.current:
-                return "the 7 of trump is swapped between tricks, not during one"
+                return Say("the 7 of trump is swapped between tricks, not during one")
             if seat != self.tricks[-1].winner:
-                return (f"only the winner of the last trick (seat {self.tricks[-1].winner}) "
-                        f"may swap the 7 of trump, not seat {seat}")
+                return Say("only the winner of the last trick ({winner}) may swap the 7 of "
+                           "trump, not {player}", winner=Seat(self.tricks[-1].winner),
+                           player=Seat(seat))
             if self.briscola.strength < _SWAP7_MIN_STRENGTH:
-                return (f"the face-up {self.briscola} is weaker than a Fante: the 7 of trump "
-                        "may only take an Asso, 3, Re, Cavallo or Fante")
+                return Say("the face-up {card} is weaker than a Fante: the 7 of trump may "
+                           "only take an Asso, 3, Re, Cavallo or Fante",
+                           card=str(self.briscola))
         else:
             if not self._swap2:
-                return "the swap2 variant is off"
+                return Say("the swap2 variant is off")
             if self.tricks:
-                return "the 2 of trump may only be swapped before the first trick is complete"
+                return Say("the 2 of trump may only be swapped before the first trick is "
+                           "complete")
         return None
 
     def _push_swap(self, event: Swap) -> None:
         seat, card = event.seat, event.card
         if len(self.tricks) == self.n_tricks:
-            raise IllegalEvent(V.HAND_OVER, "the hand is over", seat, card)
+            raise IllegalEvent(V.HAND_OVER, Say("the hand is over"), seat, card)
         self._check_seat(seat, "swap")
         if self.rules.chiamata:
-            raise IllegalEvent(V.ILLEGAL_SWAP, "Briscola chiamata has no face-up briscola "
-                               "to swap", seat, card)
+            raise IllegalEvent(V.ILLEGAL_SWAP, Say("Briscola chiamata has no face-up "
+                                              "briscola to swap"), seat, card)
         err = self._swap_error(event)
         if err is None:
             self._check_card(card, seat)
             holder = self.held.get(card)
             if holder is not None and holder != seat:
-                raise IllegalEvent(V.NOT_HELD, f"{card} is in seat {holder}'s hand, not seat "
-                                   f"{seat}'s", seat, card)
+                raise IllegalEvent(V.NOT_HELD, Say("{card} is in {holder}'s hand, not {player}'s",
+                                       card=str(card), holder=Seat(holder),
+                                       player=Seat(seat)), seat, card)
         if err is not None:
-            raise IllegalEvent(V.ILLEGAL_SWAP, f"illegal swap of {card} by seat {seat}: {err}",
+            raise IllegalEvent(V.ILLEGAL_SWAP, Say("illegal swap of {card} by {player}: {problem}",
+                                      card=str(card), player=Seat(seat), problem=err),
                                seat, card)
         self._undo.append(("s", self._scalars()))
         self.held[self.briscola] = seat  # the old face-up card is now in the swapper's hand
@@ -490,23 +507,28 @@ class Hand:
     def _push_call(self, event: Call) -> None:
         seat, card = event.seat, event.card
         if not self.rules.chiamata:
-            raise IllegalEvent(V.BAD_EVENT, f"a call is only made in Briscola chiamata "
-                               f"(5 players), not with {self.players}", seat, card)
+            raise IllegalEvent(V.BAD_EVENT, Say("a call is only made in Briscola chiamata "
+                                   "(5 players), not with {n}", n=self.players), seat, card)
         if len(self.tricks) == self.n_tricks:
-            raise IllegalEvent(V.HAND_OVER, "the hand is over", seat, card)
+            raise IllegalEvent(V.HAND_OVER, Say("the hand is over"), seat, card)
         self._check_seat(seat, "call")
         if self.called is not None:
-            raise IllegalEvent(V.BAD_EVENT, f"the auction is over: seat {self.caller} already "
-                               f"called {self.called}", seat, card)
+            raise IllegalEvent(V.BAD_EVENT, Say("the auction is over: {caller} already called "
+                                   "{card}",
+                                   caller=Seat(self.caller), card=str(self.called)),
+                               seat, card)
         if self.current or self.tricks:
-            raise IllegalEvent(V.BAD_EVENT, "the call must come before the first card is "
-                               "played", seat, card)
+            raise IllegalEvent(V.BAD_EVENT, Say("the call must come before the first card is "
+                                   "played"), seat, card)
         if not self._in_deck[card.index]:
-            raise IllegalEvent(V.NOT_IN_DECK, f"{card} is not in the deck", seat, card)
+            raise IllegalEvent(V.NOT_IN_DECK, Say("{card} is not in the deck", card=str(card)),
+                               seat, card)
         total = self.rules.total_points
         if not DEFAULT_BID <= event.points <= total:
-            raise IllegalEvent(V.BAD_EVENT, f"a bid must be {DEFAULT_BID}..{total} points, "
-                               f"not {event.points}", seat, card)
+            raise IllegalEvent(V.BAD_EVENT, Say("a bid must be {least}..{most} points, not "
+                                   "{points}",
+                                   least=DEFAULT_BID, most=total, points=event.points),
+                               seat, card)
         self._undo.append(("s", self._scalars()))
         self.caller, self.called, self.bid = seat, card, event.points
         self.trump = card.suit
@@ -520,18 +542,21 @@ class Hand:
                       if type(e := self._line[i]) is Play and e.seat == seat
                       and (was is None or e.card is was)), None)
         if index is None:
-            what = f"a {was}" if was is not None else "a card"
-            raise IllegalEvent(V.BAD_EVENT, f"nothing to correct: seat {seat} has not played "
-                               f"{what} this hand", seat, card)
+            problem = Say("nothing to correct: {player} has not played a {card} this hand",
+                          player=Seat(seat), card=str(was)) if was is not None else \
+                Say("nothing to correct: {player} has not played a card this hand",
+                    player=Seat(seat))
+            raise IllegalEvent(V.BAD_EVENT, problem, seat, card)
         original = self._line[index]
         if original.card is card:
-            raise IllegalEvent(V.BAD_EVENT, f"nothing to correct: seat {seat}'s card is "
-                               f"already {card}", seat, card)
+            raise IllegalEvent(V.BAD_EVENT, Say("nothing to correct: {player}'s card is already "
+                                   "{card}", player=Seat(seat), card=str(card)), seat, card)
         try:
             self._relay(index, Play(seat, card))
         except IllegalEvent as exc:
-            raise IllegalEvent(exc.kind, f"cannot correct seat {seat}'s {original.card} to "
-                               f"{card}: {exc.message}", seat, card) from None
+            raise IllegalEvent(exc.kind, Say("cannot correct {player}'s {original} to {card}: "
+                                "{problem}", player=Seat(seat), original=str(original.card),
+                                card=str(card), problem=exc.message), seat, card) from None
         self._fixes.append((index, original))
         self.move_stack.append(event)
 
@@ -556,8 +581,8 @@ class Hand:
                 for event in (original, *tail):
                     self._push_line(event)
                 if pushed:  # the replacement itself went in: a later event broke
-                    raise IllegalEvent(exc.kind, f"then {exc.message}", exc.seat,
-                                       exc.card) from None
+                    raise IllegalEvent(exc.kind, Say("then {problem}", problem=exc.message),
+                                       exc.seat, exc.card) from None
                 raise
         finally:
             self.move_stack = stack

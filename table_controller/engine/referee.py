@@ -26,6 +26,7 @@ from table_controller.engine.events import (
 )
 from table_controller.engine.hand import Hand, Outcome, Trick
 from table_controller.engine.rules import CHIAMATA_PLAYERS, DEFAULT_BID, HandRules, Variant
+from table_controller.engine.words import Say, Seat
 
 MATCH_LENGTHS = (1, 3, 5)
 
@@ -251,16 +252,18 @@ class Referee:
     def _check_match_open(self) -> None:
         standing = self.standing()
         if standing.over:
-            raise IllegalEvent(ViolationKind.HAND_OVER, f"the match is over: won by seat(s) "
-                               f"{', '.join(map(str, standing.winners))}")
+            raise IllegalEvent(ViolationKind.HAND_OVER, Say(
+                "the match is over: won by {players}",
+                players=Seat(*standing.winners, english="seat(s) {}")))
 
     def _start_hand(self, event: HandStart, line: int | None) -> Decision:
         self._check_match_open()
         previous = self.hand
         players = self.defaults.players if event.players is None else event.players
         if previous is not None and players != previous.players:
-            raise IllegalEvent(ViolationKind.BAD_EVENT, f"this match is for "
-                               f"{previous.players} players, not {players}")
+            raise IllegalEvent(ViolationKind.BAD_EVENT, Say("this match is for {n} players, not "
+                                                       "{players}", n=previous.players,
+                                                       players=players))
         variants = self.defaults.variants if event.variants is None else event.variants
         try:
             if players == CHIAMATA_PLAYERS:
@@ -269,28 +272,32 @@ class Referee:
                               else (self.defaults.removed if players == self.defaults.players
                                     else None))
         except ValueError as exc:
-            raise IllegalEvent(ViolationKind.BAD_EVENT, f"bad hand event: {exc}") from None
+            raise IllegalEvent(ViolationKind.BAD_EVENT, Say("bad hand event: {problem}",
+                                                       problem=exc)) from None
         expected = self.next_dealer() if previous is not None else None
         dealer = event.dealer
         if dealer is None:
             dealer = expected if expected is not None else self.next_dealer() % players
         if not 0 <= dealer < players:
-            raise IllegalEvent(ViolationKind.BAD_EVENT, f"dealer must be a seat 0.."
-                               f"{players - 1}, not {dealer}")
+            raise IllegalEvent(ViolationKind.BAD_EVENT, Say(
+                "dealer must be a seat {first}..{last}, not {dealer}", first=Seat(0, english="{}"),
+                last=Seat(players - 1, english="{}"), dealer=Seat(dealer, english="{}")))
         # The hand event says who dealt (the table's setup, a recorded file): take
         # it, and only note a broken rotation; rejecting it would lose the hand.
         note = None
         if expected is not None and dealer != expected:
-            rule = ("after a finished hand the deal passes on" if previous.is_over()
-                    else "the same dealer redeals an abandoned hand")
+            rule = (Say("after a finished hand the deal passes on") if previous.is_over()
+                    else Say("the same dealer redeals an abandoned hand"))
             note = Note(NoteKind.DEALER_OUT_OF_ROTATION,
-                        f"seat {dealer} deals this hand; by the rotation it was seat "
-                        f"{expected}'s deal ({rule})", dealer, expected, line, len(self.hands))
+                        Say("{dealer} deals this hand; by the rotation it was {expected}'s "
+                            "deal ({rule})", dealer=Seat(dealer), expected=Seat(expected),
+                            rule=rule), dealer, expected, line, len(self.hands))
         hand = Hand(rules, dealer)
         if event.caller is not None or event.called is not None:
             if event.caller is None or event.called is None:
-                raise IllegalEvent(ViolationKind.BAD_EVENT, "a hand event with the auction's "
-                                   "result needs both 'caller' and 'called'")
+                raise IllegalEvent(ViolationKind.BAD_EVENT, Say("a hand event with the auction's "
+                                                           "result needs both 'caller' and "
+                                                           "'called'"))
             # Undone together with the hand event (see _undo).
             hand.push(Call(event.caller, event.called,
                            DEFAULT_BID if event.points is None else event.points))
@@ -306,7 +313,7 @@ class Referee:
 
     def _undo(self, event: Undo, line: int | None) -> Decision:
         if not self._history:
-            raise IllegalEvent(ViolationKind.BAD_EVENT, "nothing to undo")
+            raise IllegalEvent(ViolationKind.BAD_EVENT, Say("nothing to undo"))
         was_over = self.standing()
         started = self._history.pop()
         hand = self.hands[-1]

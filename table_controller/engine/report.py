@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from table_controller.engine.events import Swap
 from table_controller.engine.hand import Hand
 from table_controller.engine.referee import Note, Referee, Violation
 from table_controller.engine.seats import player_labels
+from table_controller.engine.words import Say, say_n
 
 
 def hand_report(hand: Hand, violations: list[Violation],
@@ -89,59 +91,97 @@ def _seat(seat: int, names: list[str] | None, label: bool = True) -> str:
 
 def _said(message: str) -> str:
     """A referee message with its seats as people read them: "P2 played 7c but it is
-    P1's turn" (the JSON keeps the referee's own 0-based wording and fields)."""
-    return player_labels(message)
+    P1's turn" (the JSON keeps the referee's own 0-based wording and fields). A ``Say``
+    stays one, to be said in the reader's language."""
+    return message.for_people() if isinstance(message, Say) else player_labels(message)
 
 
-def text_report(doc: dict[str, Any], names: list[str] | None = None) -> str:
-    """A readable account of a ``match_report`` document."""
-    out: list[str] = []
+def _joined(items: list[Say | str], link: str) -> Say | str:
+    """"P1 and P3", "A  vs  B": each link a Say, so that it is said in the reader's
+    language."""
+    if not items:
+        return ""
+    joined: Say | str = items[0]
+    for item in items[1:]:
+        joined = Say("{first} and {second}", first=joined, second=item) if link == "and" \
+            else Say("{first}  vs  {second}", first=joined, second=item)
+    return joined
+
+
+def _said_at(what: str, kind: str, message: str, line: int | None) -> Say:
+    if what == "note":
+        return Say("note line {line}: {kind}: {message}", line=line, kind=kind,
+                   message=_said(message)) if line is not None else \
+            Say("note {kind}: {message}", kind=kind, message=_said(message))
+    return Say("violation line {line}: {kind}: {message}", line=line, kind=kind,
+               message=_said(message)) if line is not None else \
+        Say("violation {kind}: {message}", kind=kind, message=_said(message))
+
+
+def report_lines(doc: dict[str, Any], names: list[str] | None = None) -> list[tuple[int, Say]]:
+    """The readable account of a ``match_report`` document, line by line: (indent, text),
+    each text a ``Say`` (English as it is; the command says it in its reader's language)."""
+    out: list[tuple[int, Say]] = []
     for i, h in enumerate(doc["hands"], 1):
-        head = f"Hand {i}: {h['players']} players, dealer {_seat(h['dealer'], names)}"
+        head = say_n("Hand {hand}: {n} player, dealer {dealer}",
+                     "Hand {hand}: {n} players, dealer {dealer}", h["players"], hand=i,
+                     dealer=_seat(h["dealer"], names))
         if h.get("called"):
-            head += (f", {_seat(h['caller'], names)} called {h['called']} "
-                     f"for {h['bid']} points")
+            head = Say("{head}, {caller} called {card} for {points} points", head=head,
+                       caller=_seat(h["caller"], names), card=h["called"], points=h["bid"])
         elif h["trump"]:
-            head += f", briscola {h['trump']}"
+            head = Say("{head}, briscola {card}", head=head, card=h["trump"])
         if h["variants"]:
-            head += f", variants {' '.join(h['variants'])}"
-        out.append(head)
+            head = Say("{head}, variants {variants}", head=head,
+                       variants=" ".join(h["variants"]))
+        out.append((0, head))
         for n, t in enumerate(h["tricks"], 1):
             plays = ", ".join(f"{_seat(p['seat'], names, label=False)} {p['card']}"
                               for p in t["plays"])
-            out.append(f"  trick {n:2d}: {plays}  -> {_seat(t['winner'], names)} "
-                       f"+{t['points']}")
+            out.append((1, Say("trick {number}: {plays}  -> {winner} +{points}",
+                               number=f"{n:2d}", plays=plays,
+                               winner=_seat(t["winner"], names), points=t["points"])))
         for s in h["swaps"]:
-            out.append(f"  swap after trick {s['after_trick']}: {_seat(s['seat'], names)} "
-                       f"put {s['card']} face up")
+            out.append((1, Say("swap after trick {trick}: {player} put {card} face up",
+                               trick=s["after_trick"], player=_seat(s["seat"], names),
+                               card=s["card"])))
         if h["briscola_taker"] is not None:
-            out.append(f"  the face-up briscola went to {_seat(h['briscola_taker'], names)}")
+            out.append((1, Say("the face-up briscola went to {player}",
+                               player=_seat(h["briscola_taker"], names))))
         pts = ", ".join(f"{_seat(s, names)} {p}" for s, p in enumerate(h["points"]))
-        out.append(f"  points: {pts}")
+        out.append((1, Say("points: {points}", points=pts)))
         if h["team_points"] is not None:
-            teams = "  vs  ".join("+".join(f"P{s + 1}" for s in t) + f" {p}"
-                                  for t, p in zip(h["teams"], h["team_points"], strict=True))
-            out.append(f"  teams: {teams}")
+            teams = _joined(["+".join(f"P{s + 1}" for s in t) + f" {p}"
+                             for t, p in zip(h["teams"], h["team_points"], strict=True)], "vs")
+            out.append((1, Say("teams: {teams}", teams=teams)))
         if not h["complete"]:
-            n = len(h["tricks"])
-            out.append(f"  unfinished: {n} trick{'' if n == 1 else 's'} played")
+            out.append((1, say_n("unfinished: {n} trick played", "unfinished: {n} tricks played",
+                                 len(h["tricks"]))))
         elif h["outcome"] == "tie":
-            out.append("  result: a tie, the hand counts for nobody")
+            out.append((1, Say("result: a tie, the hand counts for nobody")))
         else:
-            who = " and ".join(_seat(s, names) for s in h["winners"])
-            out.append(f"  result: {who} win{'s' if len(h['winners']) == 1 else ''}")
+            out.append((1, say_n("result: {players} wins", "result: {players} win",
+                                 len(h["winners"]),
+                                 players=_joined([_seat(s, names) for s in h["winners"]],
+                                                 "and"))))
         for n in h.get("notes", ()):
-            where = f"line {n['line']}: " if n["line"] is not None else ""
-            out.append(f"  note {where}{n['kind']}: {_said(n['message'])}")
+            out.append((1, _said_at("note", n["kind"], n["message"], n["line"])))
         for v in h["violations"]:
-            where = f"line {v['line']}: " if v["line"] is not None else ""
-            out.append(f"  violation {where}{v['kind']}: {_said(v['message'])}")
+            out.append((1, _said_at("violation", v["kind"], v["message"], v["line"])))
     m = doc["match"]
-    standing = "-".join(map(str, m["hands_won"]))
-    line = f"Match: hands won {standing}"
+    line = Say("Match: hands won {standing}", standing="-".join(map(str, m["hands_won"])))
     if m["winner"] is not None:
-        line += f"; the match goes to {' and '.join(_seat(s, names) for s in m['winners'])}"
-    out.append(line)
+        line = Say("{match}; the match goes to {players}", match=line,
+                   players=_joined([_seat(s, names) for s in m["winners"]], "and"))
+    out.append((0, line))
     for v in doc.get("violations", []):
-        out.append(f"violation line {v['line']}: {v['kind']}: {_said(v['message'])}")
-    return "\n".join(out)
+        out.append((0, Say("violation line {line}: {kind}: {message}", line=v["line"],
+                           kind=v["kind"], message=_said(v["message"]))))
+    return out
+
+
+def text_report(doc: dict[str, Any], names: list[str] | None = None,
+                say: Callable[[Say], str] = str) -> str:
+    """A readable account of a ``match_report`` document: in English, or each line as
+    ``say`` says it (the command's :func:`~table_controller.cli.common.said`)."""
+    return "\n".join("  " * indent + say(text) for indent, text in report_lines(doc, names))
