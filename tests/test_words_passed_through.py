@@ -747,3 +747,27 @@ def test_a_refusal_without_a_phrase_of_its_own_is_said_on_the_terminal_in_its_la
     # In English the referee's words, its seats named where the line is printed (say()).
     assert TerminalReport(controller, ["Ada", "Bruno"], lang="en").violation(bad) == \
         "  ! bad_event: nothing to correct: seat 0's card is already 3c"
+
+
+def test_an_accounts_results_agree_with_their_winners_in_every_language():
+    import json
+
+    from table_controller.engine.report import text_report
+
+    doc = json.loads(ONE_VIOLATION_JSON)
+    hand = doc["hands"][0]
+    hand.update(complete=True, outcome="win", winners=[0, 2], violations=[])
+    doc["match"].update(winner=0, winners=[0, 2])
+    english = text_report(doc, ["Ada", "Bruno", "Carla"])
+    assert english.splitlines()[-2:] == ["  result: Ada (P1) and Carla (P3) win",
+                                         "Match: hands won 0-0; the match goes to Ada (P1) "
+                                         "and Carla (P3)"]
+    assert text_report(doc, ["Ada", "Bruno", "Carla"], lambda s: i18n.said("en", s)) == english
+    lines = text_report(doc, ["Ada", "Bruno", "Carla"], lambda s: i18n.said("it", s))
+    assert lines.splitlines()[-2:] == ["  risultato: vincono Ada (P1) e Carla (P3)",
+                                       "Partita: smazzate vinte 0-0; la partita va a Ada (P1) "
+                                       "e Carla (P3)"]
+    hand.update(winners=[1])
+    assert text_report(doc, None, lambda s: i18n.said("fr", s)).splitlines()[-2] == \
+        "  résultat : P2 gagne"
+    assert text_report(doc).splitlines()[-2] == "  result: P2 wins"
