@@ -65,6 +65,12 @@ def test_every_message_in_the_code_has_it_en_and_fr():
             (None, "{player} played {card} but it is {turn}'s turn"),
             (None, "{card} is in {holder}'s hand, not {player}'s"),
             (None, "the match is over: won by {players}"),
+            # a card's refusals (CardError), Hand's and its rules' own (Say)
+            (None, "card code must be a string like '3c', not {value}"),
+            (None, "Briscola is played by 2 to 6 players, not {players}"),
+            (None, ("{players} players remove exactly {n} card(s) from the deck, not {count} "
+                    "({cards})",) * 2),
+            (None, "players must be 2, 3, 4, 5 or 6, not {value}"),
             (None, "{path} {problem}; nothing in it was changed (--reset-store moves it "
                    "aside to a dated name and starts a new store)")} <= used
     for lang in LANGS:

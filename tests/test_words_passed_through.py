@@ -489,9 +489,23 @@ def test_every_help_of_every_command_is_translated(monkeypatch, lang):
      "value (column 1))"),
     ("fr", '[Event "x"]\n[Players "9"]\n\n1. 0:1d\n',
      "{path} : ligne 2 : l'en-tête Players doit être 2..6 (joueurs), pas '9'"),
+    # a bad card code (a CardError, said inside the line in the same language)
     ("it", '[Event "x"]\n[Players "2"]\n[Dealer "1"]\n\n1. 0:1d 1:zz\n',
-     "{path}: riga 5: elemento della registrazione errato '1:zz': invalid card code 'zz': "
-     "expected rank 1-10 then suit d, c, s or b (e.g. '1d', '3c', '10s')"),
+     "{path}: riga 5: elemento della registrazione errato '1:zz': codice di carta non valido "
+     "'zz': atteso un valore da 1 a 10 e poi il seme d, c, s o b (es. '1d', '3c', '10s')"),
+    ("fr", '[Event "x"]\n[Players "2"]\n[Dealer "1"]\n\n1. 0:1d 1:zz\n',
+     "{path} : ligne 5 : élément d'enregistrement incorrect '1:zz' : code de carte invalide "
+     "'zz' : attendu une valeur de 1 à 10 puis la couleur d, c, s ou b (par ex. '1d', '3c', "
+     "'10s')"),
+    ("en", '[Event "x"]\n[Players "2"]\n[Dealer "1"]\n\n1. 0:1d 1:zz\n',
+     "{path}: line 5: bad record token '1:zz': invalid card code 'zz': expected rank 1-10 "
+     "then suit d, c, s or b (e.g. '1d', '3c', '10s')"),
+    ("it", '[Event "x"]\n[Players "3"]\n[Dealer "0"]\n[Removed "2d 3d"]\n\n1. 0:1d\n',
+     "{path}: non si è potuta iniziare nessuna smazzata dai suoi 2 eventi (riga None: evento "
+     "hand errato: in 3 giocatori si toglie dal mazzo esattamente 1 carta, non 2 (2d 3d))"),
+    ("en", '[Event "x"]\n[Players "3"]\n[Dealer "0"]\n[Removed "2d 3d"]\n\n1. 0:1d\n',
+     "{path}: no hand could be started from its 2 events (line None: bad hand event: 3 "
+     "players remove exactly 1 card(s) from the deck, not 2 (2d 3d))"),
 ])
 def test_a_bad_events_file_or_record_is_said_in_the_terminals_language(
         tmp_path, capsys, locale, lang, text, expected):
@@ -500,6 +514,79 @@ def test_a_bad_events_file_or_record_is_said_in_the_terminals_language(
     locale(lang)
     assert refused(capsys, ["referee", "--events", str(events)]) == \
         "briscola-table referee: " + expected.format(path=events)
+
+
+BAD_CARDS = '{"type":"hand","players":2}\n{"type":"trump","card":"1d"}\n' \
+    '{"type":"play","seat":0,"card":"zz"}\n{"type":"play","seat":1,"card":7}\n'
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("it", ["  violazione riga 3: not_in_deck: codice di carta non valido 'zz': atteso un "
+            "valore da 1 a 10 e poi il seme d, c, s o b (es. '1d', '3c', '10s')",
+            "  violazione riga 4: not_in_deck: il codice di una carta deve essere un testo "
+            "come '3c', non 7"]),
+    ("fr", ["  violation ligne 3 : not_in_deck : code de carte invalide 'zz' : attendu une "
+            "valeur de 1 à 10 puis la couleur d, c, s ou b (par ex. '1d', '3c', '10s')",
+            "  violation ligne 4 : not_in_deck : le code d'une carte doit être un texte comme "
+            "'3c', pas 7"]),
+    # English: as before the card's refusals went through the catalogs.
+    ("en", ["  violation line 3: not_in_deck: invalid card code 'zz': expected rank 1-10 then "
+            "suit d, c, s or b (e.g. '1d', '3c', '10s')",
+            "  violation line 4: not_in_deck: card code must be a string like '3c', not 7"]),
+])
+def test_a_bad_card_code_in_the_events_is_said_in_the_terminals_language(
+        tmp_path, capsys, locale, lang, expected):
+    import json
+
+    events = tmp_path / "cards.jsonl"
+    events.write_text(BAD_CARDS)
+    locale(lang)
+    assert main(["referee", "--events", str(events)]) == 0
+    out = capsys.readouterr().out
+    assert [line for line in out.splitlines() if "not_in_deck" in line] == expected
+    assert main(["referee", "--json", "--events", str(events)]) == 0
+    said = json.dumps(json.loads(capsys.readouterr().out))
+    assert "invalid card code 'zz': expected rank 1-10 then suit d, c, s or b" in said
+
+
+def test_a_card_error_is_english_and_said_in_each_language():
+    from table_controller.engine.cards import Card, CardError, deck_for
+    from table_controller.engine.hand import Hand
+    from table_controller.engine.rules import HandRules
+
+    with pytest.raises(CardError) as err:
+        Card.parse("zz")
+    assert str(err.value) == ("invalid card code 'zz': expected rank 1-10 then suit d, c, s "
+                              "or b (e.g. '1d', '3c', '10s')")
+    assert isinstance(err.value.args[0], Say)
+    with pytest.raises(CardError) as err:
+        deck_for(7)
+    assert str(err.value) == "Briscola is played by 2 to 6 players, not 7"
+    assert i18n.said("it", err.value) == "la Briscola si gioca da 2 a 6 giocatori, non 7"
+    assert i18n.said("fr", err.value) == "la Briscola se joue de 2 à 6 joueurs, pas 7"
+    with pytest.raises(CardError) as err:
+        deck_for(6, [Card.parse("2d")])
+    assert str(err.value) == "6 players remove exactly 4 card(s) from the deck, not 1 (2d)"
+    assert i18n.said("it", err.value) == \
+        "in 6 giocatori si tolgono dal mazzo esattamente 4 carte, non 1 (2d)"
+    with pytest.raises(CardError) as err:
+        deck_for(3, [])
+    assert str(err.value) == "3 players remove exactly 1 card(s) from the deck, not 0 (none)"
+    assert i18n.said("fr", err.value) == \
+        "à 3 joueurs, on retire du jeu exactement 1 carte, pas 0 (aucune)"
+    with pytest.raises(CardError) as err:
+        Card.from_french("QX")
+    assert str(err.value) == "invalid French suit in 'QX': expected D, H, S or C"
+    assert i18n.said("it", err.value) == "seme francese non valido in 'QX': atteso D, H, S o C"
+    # Hand's and HandRules' own refusals: English, said with seats from 1.
+    with pytest.raises(ValueError) as err:
+        Hand(HandRules(4), 7)
+    assert str(err.value) == "dealer must be a seat 0..3, not 7"
+    assert i18n.said("fr", err.value) == "le donneur doit être P1..P4, pas P8"
+    with pytest.raises(ValueError) as err:
+        HandRules(7)
+    assert str(err.value) == "players must be 2, 3, 4, 5 or 6, not 7"
+    assert i18n.said("it", err.value) == "i giocatori devono essere 2, 3, 4, 5 o 6, non 7"
 
 
 def test_the_engines_refusals_stay_english_in_its_exceptions_and_the_json(tmp_path, capsys,

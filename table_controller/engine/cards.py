@@ -14,6 +14,8 @@ import enum
 import re
 from collections.abc import Iterable
 
+from table_controller.engine.say import Say, english_as, say_n
+
 
 def short_repr(value: object, limit: int = 24) -> str:
     """A value as a message shows it: its repr, cut (a bad card code may be anything)."""
@@ -115,18 +117,19 @@ class Card:
         except (KeyError, TypeError):
             pass
         if not isinstance(code, str):
-            raise CardError(f"card code must be a string like '3c', not {short_repr(code)}")
+            raise CardError(Say("card code must be a string like '3c', not {value}",
+                                value=short_repr(code)))
         m = _CODE.match(code)
         if not m:
-            raise CardError(
-                f"invalid card code {short_repr(code)}: expected rank 1-10 then suit d, c, s or b "
-                "(e.g. '1d', '3c', '10s')")
+            raise CardError(Say(
+                "invalid card code {value}: expected rank 1-10 then suit d, c, s or b "
+                "(e.g. '1d', '3c', '10s')", value=short_repr(code)))
         return cls._all[f"{int(m.group(1))}{m.group(2).lower()}"]
 
     @classmethod
     def from_index(cls, index: int) -> Card:
         if not 0 <= index < 40:
-            raise CardError(f"card index must be 0..39, not {index}")
+            raise CardError(Say("card index must be 0..39, not {index}", index=index))
         return ALL_CARDS[index]
 
     @classmethod
@@ -137,17 +140,18 @@ class Card:
         """
         t = text.strip().lower()
         if len(t) < 2:
-            raise CardError(f"invalid French card {short_repr(text)}")
+            raise CardError(Say("invalid French card {value}", value=short_repr(text)))
         rank_s, suit_s = t[:-1], t[-1]
         if suit_s not in _FRENCH_SUIT_LETTER:
-            raise CardError(f"invalid French suit in {short_repr(text)}: expected D, H, S or C")
+            raise CardError(Say("invalid French suit in {value}: expected D, H, S or C",
+                                value=short_repr(text)))
         if rank_s in _FRENCH_RANK:
             rank = _FRENCH_RANK[rank_s]
         elif rank_s.isdigit() and 2 <= int(rank_s) <= 7:
             rank = int(rank_s)
         else:
-            raise CardError(
-                f"invalid French rank in {short_repr(text)}: a 40-card deck has A, 2-7, J, Q, K")
+            raise CardError(Say("invalid French rank in {value}: a 40-card deck has A, 2-7, "
+                                "J, Q, K", value=short_repr(text)))
         return cls.parse(f"{rank}{_FRENCH_SUIT_LETTER[suit_s].value}")
 
     @property
@@ -185,6 +189,9 @@ ALL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in range(1, 
 for _c in ALL_CARDS:
     Card._all[str(_c)] = _c
 del _c
+# A card in a Say reads by its English name ("Three of cups"); a person reads it in
+# their language (web_dashboard.i18n.said).
+english_as(Card, lambda card: card.name("en"))
 
 
 def parse_cards(codes: Iterable[str] | str) -> tuple[Card, ...]:
@@ -208,12 +215,15 @@ PLAYER_COUNTS = tuple(DEFAULT_REMOVED)
 def deck_for(players: int, removed: Iterable[Card] | None = None) -> tuple[Card, ...]:
     """The cards in play for ``players`` players, minus ``removed`` (default per count)."""
     if players not in DEFAULT_REMOVED:
-        raise CardError(f"Briscola is played by 2 to 6 players, not {players}")
+        raise CardError(Say("Briscola is played by 2 to 6 players, not {players}",
+                            players=players))
     out = DEFAULT_REMOVED[players] if removed is None else tuple(removed)
     need = len(DEFAULT_REMOVED[players])
     if len(set(out)) != need:
-        raise CardError(
-            f"{players} players remove exactly {need} card(s) from the deck, "
-            f"not {len(set(out))} ({' '.join(map(str, out)) or 'none'})")
+        raise CardError(say_n(
+            "{players} players remove exactly {n} card(s) from the deck, not {count} ({cards})",
+            "{players} players remove exactly {n} card(s) from the deck, not {count} ({cards})",
+            need, players=players, count=len(set(out)),
+            cards=" ".join(map(str, out)) or Say("none")))
     gone = set(out)
     return tuple(c for c in ALL_CARDS if c not in gone)

@@ -394,7 +394,7 @@ def _card(obj: dict[str, Any], key: str = "card", seat: int | None = None) -> Ca
     try:
         return Card.parse(obj[key])
     except CardError as exc:
-        raise IllegalEvent(ViolationKind.NOT_IN_DECK, str(exc), seat=seat) from None
+        raise IllegalEvent(ViolationKind.NOT_IN_DECK, exc.args[0], seat=seat) from None
 
 
 def _int(obj: dict[str, Any], key: str, required: bool = True) -> int | None:

@@ -113,7 +113,10 @@ class Hand:
         self.rules = rules = rules or HandRules()
         n = rules.players
         if not isinstance(dealer, int) or not 0 <= dealer < n:
-            raise ValueError(f"dealer must be a seat 0..{n - 1}, not {dealer!r}")
+            raise ValueError(Say(
+                "dealer must be a seat {first}..{last}, not {dealer}", first=Seat(0, english="{}"),
+                last=Seat(n - 1, english="{}"),
+                dealer=Seat(dealer, english="{}") if isinstance(dealer, int) else repr(dealer)))
         self.players = n
         self.dealer = dealer
         self.n_tricks = rules.tricks

@@ -81,7 +81,8 @@ class HandRules:
 
     def __post_init__(self) -> None:
         if not isinstance(self.players, int) or self.players not in TRICKS_PER_HAND:
-            raise ValueError(f"players must be 2, 3, 4, 5 or 6, not {self.players!r}")
+            raise ValueError(Say("players must be 2, 3, 4, 5 or 6, not {value}",
+                                 value=repr(self.players)))
         variants = frozenset(Variant.parse(v) for v in self.variants)
         object.__setattr__(self, "variants", variants)
         removed = DEFAULT_REMOVED[self.players] if self.removed is None else self.removed
@@ -91,7 +92,8 @@ class HandRules:
         object.__setattr__(self, "deck", deck)
         object.__setattr__(self, "in_deck", _in_deck(deck))
         if self.chiamata and variants:
-            raise ValueError("swap variants need a face-up briscola; Briscola chiamata has none")
+            raise ValueError(Say("swap variants need a face-up briscola; Briscola chiamata "
+                                 "has none"))
 
     @classmethod
     def of(cls, players: int = 2, variants: Iterable[Variant | str] = (),
