@@ -50,7 +50,7 @@ def test_every_message_in_the_code_has_it_en_and_fr():
             (None, "Show {card_name} ({card})"), (None, "expected one argument"),
             (None, ("{n} card", "{n} cards")),
             # every command's --help, and argparse's own words in it
-            (None, "as fast as possible instead of real time"),
+            (None, "as fast as possible instead of real time, and exit when the match is over"),
             (None, "show this help message and exit"), (None, "usage: "),
             # the engine's event and record refusals, a deck file's (Say)
             (None, "malformed JSON: {problem} (column {column})"),

@@ -398,9 +398,12 @@ HELP_LINES = [
     ([], {"it": "    recognize      trova e nomina le carte nelle foto",
           "fr": "    recognize      trouve et nomme les cartes sur des photos",
           "en": "    recognize      find and name the cards in photos"}),
-    (["demo"], {"it": "  --fast                il più veloce possibile invece che in tempo reale",
-                "fr": "  --fast                aussi vite que possible au lieu du temps réel",
-                "en": "  --fast                as fast as possible instead of real time"}),
+    (["demo"], {"it": "  --fast                il più veloce possibile invece che in tempo "
+                      "reale, e uscire a fine partita",
+                "fr": "  --fast                aussi vite que possible au lieu du temps réel, "
+                      "et quitter à la fin du",
+                "en": "  --fast                as fast as possible instead of real time, "
+                      "and exit when the match is over"}),
     (["demo"], {"it": "  --match {1,3,5}       al meglio di 1, 3 o 5 smazzate (predefinito 3)",
                 "fr": "  --match {1,3,5}       au meilleur de 1, 3 ou 5 donnes (par défaut 3)",
                 "en": "  --match {1,3,5}       best of 1, 3 or 5 hands (default 3)"}),

@@ -106,7 +106,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--seed", type=int, default=None,
                    help=_t("the simulation's seed: the same seed plays the same match"))
     d.add_argument("--fast", action="store_true",
-                   help=_t("as fast as possible instead of real time"))
+                   help=_t("as fast as possible instead of real time, and exit when the match "
+                           "is over"))
     d.add_argument("--headless", action="store_true", help=_t("no dashboard (for scripts)"))
     d.add_argument("--pause", type=_seconds, default=None, metavar="SECONDS",
                    help=_t("between hands, hold the table this long so that the reveal "
