@@ -423,21 +423,25 @@ def test_names_left_midway_change_nothing(tmp_path, factory):
         table.close()
 
 
-def test_after_a_finished_match_the_names_go_to_a_new_one(tmp_path, factory):
+def play_a_whole_hand(controller) -> None:
+    """A simulated two-player hand (dealer P2), every event accepted."""
     import random
 
     from table_controller.engine.rules import HandRules
     from table_controller.engine.simulation import play_hand
 
+    sim = play_hand(HandRules(2), 1, random.Random(3), style="sensible")
+    for e in sim.events:
+        assert controller.submit(e.to_json()).accepted
+
+
+def test_after_a_finished_match_the_names_go_to_a_new_one(tmp_path, factory):
     push.factory = factory
     table = seated_table(tmp_path, factory, match=1)
     try:
         c, store = table.controller, table.store
         old = c.match_id
-        sim = play_hand(HandRules(2), 1, random.Random(3), style="sensible")
-        events = [e.to_json() for e in sim.events]
-        for obj in events:
-            assert c.submit(obj).accepted
+        play_a_whole_hand(c)
         assert c.referee.standing().over
         assert push(table, "confirm", long=True)[0] == "P1: Cid?"
         push(table, "confirm", long=True)
@@ -454,18 +458,11 @@ def test_after_a_finished_match_the_names_go_to_a_new_one(tmp_path, factory):
 
 
 def test_a_match_under_way_keeps_its_names(tmp_path, factory):
-    import random
-
-    from table_controller.engine.rules import HandRules
-    from table_controller.engine.simulation import play_hand
-
     push.factory = factory
     table = seated_table(tmp_path, factory, match=3)
     try:
         c = table.controller
-        sim = play_hand(HandRules(2), 1, random.Random(3), style="sensible")
-        for e in sim.events:
-            assert c.submit(e.to_json()).accepted
+        play_a_whole_hand(c)
         assert c.referee.hand.is_over() and not c.referee.standing().over
         assert push(table, "confirm", long=True)[0] == "Names: at match end"
         assert table.store.match(c.match_id).names == ("Cid", "Ada")
