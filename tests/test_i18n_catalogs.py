@@ -209,3 +209,11 @@ def test_every_plural_agrees_with_its_count_in_each_language():
     assert i18n.trn("fr", "--names gives {n} name for {players} players",
                     "--names gives {n} names for {players} players", 0, players=2) == \
         "--names donne 0 nom pour 2 joueurs"
+
+
+def test_french_card_names_elide_de_before_a_vowel():
+    assert i18n.card_name("fr", "10s") == "Roi d'épées"
+    assert i18n.card_name("fr", "1s") == "As d'épées"
+    assert i18n.card_name("fr", "7c") == "7 de coupes"  # no vowel: no elision
+    assert i18n.card_name("it", "10s") == "Re di spade"
+    assert i18n.card_name("en", "10s") == "King of swords"

@@ -200,8 +200,14 @@ def card_name(lang: str, code: str, french: bool = False) -> str:
         return code
     rank, suit = int(m.group(1)), m.group(2)
     word = (FRENCH_RANKS if french else {}).get(rank) or RANKS.get(rank)
-    return tr(lang, "{rank} of {suit}", rank=tr(lang, word) if word else str(rank),
+    text = tr(lang, "{rank} of {suit}", rank=tr(lang, word) if word else str(rank),
               suit=suit_name(lang, suit, french))
+    if lang.split("_")[0].lower() == "fr":  # elision: "Roi d'épées", not "Roi de épées"
+        text = _ELIDED.sub(r"d'\1", text)
+    return text
+
+
+_ELIDED = re.compile(r"\bde ([aeiouyhàâéèêëîïôûü])", re.IGNORECASE)
 
 
 # What the live page's script draws, by the key it asks for. A tuple is a text with a
