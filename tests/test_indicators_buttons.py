@@ -23,6 +23,20 @@ BUTTONS = {"confirm": 16, "undo": 20, "new_hand": 12}
 LONG_S = 0.15  # long_press_ms in these tests: 150 ms instead of 2 s
 
 
+
+def press_and_run(factory, controller, name: str, long: bool = False) -> None:
+    """Press and release button ``name`` on ``factory``'s pin (held past the long-press
+    time when ``long``), then let ``controller`` run what it queued."""
+    pin = factory.pin(BUTTONS[name])
+    pin.drive_low()
+    if long:
+        time.sleep(LONG_S + 0.15)
+    pin.drive_high()
+    deadline = time.monotonic() + 2
+    while controller.commands.empty() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    controller.run_commands()
+
 class Seen:
     def observe(self, frame, t):
         return frame
@@ -65,15 +79,7 @@ class Table:
     def press(self, name, long=False):
         """Press and release a button (held past the long-press time when ``long``), then
         let the controller run what it queued."""
-        pin = self.factory.pin(BUTTONS[name])
-        pin.drive_low()
-        if long:
-            time.sleep(LONG_S + 0.15)
-        pin.drive_high()
-        deadline = time.monotonic() + 2
-        while self.ctl.commands.empty() and time.monotonic() < deadline:
-            time.sleep(0.005)
-        self.ctl.run_commands()
+        press_and_run(self.factory, self.ctl, name, long)
 
     @property
     def text(self):
@@ -335,16 +341,7 @@ def seated_table(tmp_path, factory, *, match=None, idle_s=30.0):
 
 def push(table, name, long=False):
     """Press a button of the assembled table (as ``Table.press``); its display's text."""
-    c = table.controller
-    factory_pin = push.factory.pin(BUTTONS[name])
-    factory_pin.drive_low()
-    if long:
-        time.sleep(LONG_S + 0.15)
-    factory_pin.drive_high()
-    deadline = time.monotonic() + 2
-    while c.commands.empty() and time.monotonic() < deadline:
-        time.sleep(0.005)
-    c.run_commands()
+    press_and_run(push.factory, table.controller, name, long)
     text = table.indicators.state.text
     assert all(len(line) <= 21 for line in text)
     return text
