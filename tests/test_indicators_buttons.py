@@ -284,14 +284,8 @@ def test_the_assembled_table_wires_its_buttons_through_the_controller(tmp_path, 
         c.submit({"type": "hand", "dealer": 1})
         c.submit({"type": "trump", "card": "5s"})
         c.submit({"type": "play", "seat": 0, "card": "7d"})
+        press_and_run(factory, c, "undo", long=True)
         pin = factory.pin(BUTTONS["undo"])
-        pin.drive_low()
-        time.sleep(LONG_S + 0.15)
-        pin.drive_high()
-        deadline = time.monotonic() + 2
-        while c.commands.empty() and time.monotonic() < deadline:
-            time.sleep(0.005)
-        c.run_commands()
         # The display asks in the table's language (Italian, the configuration's default).
         assert table.indicators.state.text[0] == "Cambia P1: 7d->6d?"
         pin.drive_low()
