@@ -246,10 +246,10 @@ def quads_from_mask(mask: np.ndarray, min_area: float, max_area: float,
     out: list[Quad] = []
     mode = cv2.RETR_LIST if nested else cv2.RETR_EXTERNAL
     contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
-    for cnt in contours:
-        area = cv2.contourArea(cnt)
-        if area < min_area:
-            continue
+    # (Areas in one pass: a nested search lists hundreds of specks and pip holes.)
+    areas = np.fromiter(map(cv2.contourArea, contours), np.float64, len(contours))
+    for i in np.flatnonzero(areas >= min_area):
+        cnt, area = contours[i], float(areas[i])
         quad, fill = _quad_of(cnt)
         if area <= max_area and fill >= min_fill and _card_shaped(quad, ratio):
             out.append(Quad(order_corners(quad), area, fill))
@@ -404,10 +404,10 @@ def _photo_masks(small: np.ndarray, upright: bool = True) -> list[np.ndarray]:
         k = max(3, (int(frac * (side // 4)) // 2) * 2 + 1)  # 35 and 21 at 640
         cloth = cv2.merge([cv2.medianBlur(p, k) for p in planes])
         cloth = cv2.resize(cloth, (sw, sh), interpolation=cv2.INTER_LINEAR)
-        d = cv2.absdiff(ycc, cloth)
+        dy, dcr, dcb = cv2.split(cv2.absdiff(ycc, cloth))
         # Luma plus three times the chroma difference, saturating in uint8.
-        chroma = cv2.add(d[..., 1], d[..., 2])
-        dist = cv2.add(d[..., 0], cv2.scaleAdd(chroma, 2.0, chroma))
+        chroma = cv2.add(dcr, dcb)
+        dist = cv2.add(dy, cv2.scaleAdd(chroma, 2.0, chroma))
         if otsu:
             masks.append(cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1])
         else:

@@ -41,6 +41,11 @@ RIVAL_CARDS = 3  # the best face must beat each of this many other cards where t
 FAST_SIMILARITY, FAST_CONTRAST = 0.85, 0.5  # plain at once: no alignment needed
 MAX_STRETCH, MAX_SLIDE = 0.2, 0.12  # the largest correction alignment may make
 MAX_BEND = 0.4  # and the largest change of scale from one end of the patch to the other
+# Extra blur (px of the 64x96 patch) the faces are also compared at: a card seen
+# small, out of focus or moving is softer than its enrolled face, and at the pixels
+# where two faces differ a soft view sits between both sharp faces. Both faces softened
+# like the view, it sides with its own again (a 4 of clubs against the 4 of spades).
+SOFTER = (0.0, 0.6, 1.1, 1.6)
 _ECC = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-4)
 _ECC_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 10, 1e-3)
 # Faces after the first start from the first one's warp: the corners' error belongs to
@@ -105,6 +110,15 @@ def _percentile(values: np.ndarray, q: float) -> float:
     return float(part[lo]) + (pos - lo) * (float(part[hi]) - float(part[lo]))
 
 
+def _wide_blur(x: np.ndarray, sigma: float) -> np.ndarray:
+    """``cv2.GaussianBlur(x, (0, 0), sigma)`` for a blur much wider than a pixel, taken
+    at a quarter of the size: a tenth of the cost (the full kernel spans the patch)."""
+    h, w = x.shape[:2]
+    small = cv2.resize(x, (max(2, w // 4), max(2, h // 4)), interpolation=cv2.INTER_AREA)
+    return cv2.resize(cv2.GaussianBlur(small, (0, 0), sigma / 4), (w, h),
+                      interpolation=cv2.INTER_LINEAR)
+
+
 def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
     """A unit vector describing one Lab patch (see the module docstring, step 1)."""
     light, ca, cb = cv2.split(lab)  # contiguous planes: every filter below wants them
@@ -115,8 +129,8 @@ def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
     # Colour as it differs from its surroundings: a tint across the card (a lamp's
     # colour falling off, a coloured cloth's reflection, a shadow's cast in a photo
     # enrolled as a reference) goes; a pip's or a figure's colour, sharper, stays.
-    ca = ca - cv2.GaussianBlur(ca, (0, 0), CHROMA_REACH)
-    cb = cb - cv2.GaussianBlur(cb, (0, 0), CHROMA_REACH)
+    ab = cv2.merge([ca, cb])
+    ca, cb = cv2.split(ab - _wide_blur(ab, CHROMA_REACH))
     chans = cv2.merge([d / (sd + (0.5 * float(d.std()) + 1.0)),
                        (ca - _median(ca[paper])) / 20.0, (cb - _median(cb[paper])) / 20.0])
     b = max(1, BORDER * lab.shape[1] // PATCH_W)
@@ -153,9 +167,10 @@ class FaceTemplates:
             self.turned.append(turned)
             self._labs.append(_lab(np.ascontiguousarray(patch), size))
         self._label_arr = np.array(self.labels)
-        self._pairs: dict[tuple[int, int], tuple[np.ndarray, float]] = {}
+        self._pairs: dict[tuple[int, int, int], tuple[np.ndarray, float]] = {}
         self.slow = 0  # patches that needed aligning (for the benchmarks)
         self._fine = np.stack([features(x) for x in self._labs])
+        self._soft: dict[tuple[int, int], np.ndarray] = {}  # (level, row): softened face
         self._coarse = np.stack([
             features(cv2.resize(x, self.coarse_size, interpolation=cv2.INTER_AREA), blur=0.6)
             for x in self._labs])
@@ -290,10 +305,11 @@ class FaceTemplates:
                 return feats[r]
 
             best, second = self._top2(sims)
-            contrast, second, fit = self._contrast_all(aligned, best, sims)
+            level = self._softness(aligned(best), best)
+            contrast, second, fit = self._contrast_all(aligned, best, sims, level)
             if contrast <= -self.min_contrast:
                 # The deciding pixels side with the runner-up: judge it as the best.
-                back, third, fit2 = self._contrast_all(aligned, second, sims)
+                back, third, fit2 = self._contrast_all(aligned, second, sims, level)
                 if back >= self.min_contrast:
                     best, second, contrast, fit = second, third, back, fit2
         verdict = Verdict(None, sims[best], contrast, self.turned[best], self._ranked(sims),
@@ -309,8 +325,25 @@ class FaceTemplates:
         others = [r for r in sims if self.labels[r] != self.labels[best]]
         return best, (max(others, key=sims.get) if others else None)
 
+    def _soft_face(self, level: int, row: int) -> np.ndarray:
+        """Face ``row``'s features softened by ``SOFTER[level]`` (made when first asked:
+        most faces are never compared softened)."""
+        if level == 0:
+            return self._fine[row]
+        hit = self._soft.get((level, row))
+        if hit is None:
+            hit = self._soft[level, row] = features(
+                cv2.GaussianBlur(self._labs[row], (0, 0), SOFTER[level]))
+        return hit
+
+    def _softness(self, query: np.ndarray, row: int) -> int:
+        """The level of :data:`SOFTER` at which face ``row`` is most like ``query``: how
+        much softer the view is than its enrolled face."""
+        sims = [float(self._soft_face(k, row) @ query) for k in range(len(SOFTER))]
+        return int(np.argmax(sims))
+
     def _contrast_all(self, query: Callable[[int], np.ndarray], best: int,
-                      sims: dict[int, float]) -> tuple[float, int, float]:
+                      sims: dict[int, float], level: int = 0) -> tuple[float, int, float]:
         """The weakest :meth:`_contrast` of ``best`` against the likeliest other cards
         (a wrong face must not win against the two runners-up that are themselves wrong
         when the right one could not be aligned), and that rival."""
@@ -321,33 +354,37 @@ class FaceTemplates:
                 rivals.append(r)
             if len(rivals) == RIVAL_CARDS:
                 break
-        judged = {r: self._contrast(query(best), query(r), best, r) for r in rivals}
+        judged = {r: self._contrast(query(best), query(r), best, r, level) for r in rivals}
         worst = min(judged, key=lambda r: judged[r][0])
         return judged[worst][0], worst, max(f for _, f in judged.values())
 
-    def _contrast(self, qa: np.ndarray, qb: np.ndarray, a: int, b: int) -> tuple[float, float]:
+    def _contrast(self, qa: np.ndarray, qb: np.ndarray, a: int, b: int,
+                  level: int = 0) -> tuple[float, float]:
         """How much ``query`` sides with face ``a`` over face ``b`` on the pixels where
         the two faces differ most (+1 exactly ``a``, -1 exactly ``b``), and how far it is
         from ``a`` there, against how far ``b`` is (0: exactly ``a``; a view that is
         like neither, a degraded reference, is far from both). ``qa`` and ``qb`` are the
-        patch as aligned with each face."""
-        where, fa, fb, energy = self._deciding(a, b)
+        patch as aligned with each face; ``level``: both faces softened that much."""
+        where, fa, fb, energy = self._deciding(a, b, level)
         ea = float(np.sum((qa[where] - fa) ** 2))
         eb = float(np.sum((qb[where] - fb) ** 2))
         return (eb - ea) / (eb + ea + 1e-9), ea / (energy + 1e-9)
 
-    def _deciding(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        """The pixels where faces ``a`` and ``b`` differ most (the top tenth), their
-        values there, and the difference's energy; kept, as pairs recur frame after frame."""
-        key = (a, b) if a < b else (b, a)
+    def _deciding(self, a: int, b: int, level: int = 0,
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """The pixels where faces ``a`` and ``b`` (softened to ``level``) differ most
+        (the top tenth), their values there, and the difference's energy; kept, as pairs
+        recur frame after frame."""
+        key = (level, a, b) if a < b else (level, b, a)
+        fa, fb = self._soft_face(level, a), self._soft_face(level, b)
         hit = self._pairs.get(key)
         if hit is None:
-            d2 = (self._fine[key[0]] - self._fine[key[1]]) ** 2
+            d2 = (fa - fb) ** 2
             k = int(0.9 * len(d2))
             where = np.nonzero(d2 >= np.partition(d2, k)[k])[0]
             hit = self._pairs[key] = (where, float(d2[where].sum()))
         where, energy = hit
-        return where, self._fine[a][where], self._fine[b][where], energy
+        return where, fa[where], fb[where], energy
 
     def _ranked(self, sims: dict[int, float], n: int = 6) -> tuple[str, ...]:
         out: list[str] = []
