@@ -169,11 +169,13 @@ def _table_scene(deck, i: int):
     return render(plane, 3.0, deck, cards, h, (W, H), rng), cards
 
 
-@pytest.mark.parametrize(("i", "code"), [(44, "1d"), (55, "8s")])
+@pytest.mark.parametrize(("i", "code"), [(44, "1d")])
 def test_a_mask_outline_with_a_corner_off_gives_way_to_the_networks(deck, i, code):
-    """The colour masks outline these cards with a corner 19-23 px off (it ran into a
+    """The colour masks outline this card with a corner 19 px off (it ran into a
     shadow or the cloth), which leaves the card unknown; the network's outline of the
-    same card lies on its edge all round and is taken instead."""
+    same card lies on its edge all round and is taken instead. (Scene 55's 8 of swords
+    was another; its bad outline came from the closed masks, which photos no longer
+    search.)"""
     from vision.detect import find_cards_classical, refine_corners
 
     img, cards = _table_scene(deck, i)

@@ -166,7 +166,8 @@ def test_an_enrollment_photo_whose_mask_outline_is_off_gets_the_cards_own(
     from vision.detect import find_cards_classical, refine_corners
 
     img, truth = _photo(deck0, seed)
-    quad = max(find_cards_classical(img, 0.02, 0.995, upright=False), key=lambda q: q.area)
+    quad = max(find_cards_classical(img, 0.02, 0.995, upright=False, solid=True),
+               key=lambda q: q.area)
     rough = refine_corners(img, refine_corners(img, quad.corners))
 
     def err(c) -> float:
@@ -233,7 +234,7 @@ def test_a_16_9_photo_of_a_card_is_not_taken_for_a_scan(deck0, monkeypatch, seed
     codes = sorted(deck0)
     size = [(1280, 720), (720, 1280)][seed % 2]
     img, truth = card_photo(deck0[codes[seed % 40]], np.random.default_rng((6, seed)), size)
-    quads = find_cards_classical(img, 0.02, 0.995, upright=False)  # as enroll does
+    quads = find_cards_classical(img, 0.02, 0.995, upright=False, solid=True)  # as enroll does
     assert _is_scan(img, max(quads, key=lambda q: q.area) if quads else None)  # reproduced
     used = _outline_used(monkeypatch, img)
     truth = np.asarray(truth, np.float32).reshape(4, 2)

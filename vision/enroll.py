@@ -61,7 +61,7 @@ def card_shape(image: np.ndarray, face: bool = True) -> tuple[np.ndarray, float]
         image = on_white(image)
         if cut_out:
             return card_patch_whole(image), whole
-    quads = find_cards_classical(image, 0.02, 0.995, upright=False)
+    quads = find_cards_classical(image, 0.02, 0.995, upright=False, solid=True)
     quad = max(quads, key=lambda q: q.area) if quads else None
     # In a photo the card lies whole in view: a quad against the picture's edge is the
     # picture itself or a card cut off, not the card to enroll.

@@ -263,7 +263,7 @@ def guided_enroll(frames: Iterable[np.ndarray], prompt: Callable[[str], None],
             take_retake()
             if (len(queue), queue[0]) != before:
                 break  # a re-take asked first
-            quads = find_cards_classical(frame)
+            quads = find_cards_classical(frame, solid=True)
             if len(quads) != 1:
                 history.clear()
                 if not quads and _piece_at_edge(frame, np.median(areas) if areas else None):

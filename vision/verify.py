@@ -382,7 +382,9 @@ class FaceTemplates:
             d2 = (fa - fb) ** 2
             k = int(0.9 * len(d2))
             where = np.nonzero(d2 >= np.partition(d2, k)[k])[0]
-            hit = self._pairs[key] = (where, float(d2[where].sum()))
+            # (Short indices: a table that runs for hours meets thousands of pairs.)
+            small = where.astype(np.uint16) if len(d2) <= 65536 else where
+            hit = self._pairs[key] = (small, float(d2[where].sum()))
         where, energy = hit
         return where, fa[where], fb[where], energy
 
