@@ -240,7 +240,9 @@ SQUAREST = 0.65  # long / short side of a card seen at a steep tilt, over the de
 # named only when it is this much like its enrolled face (on generated scenes of the
 # four real decks the three wrong names were covered cards at 0.69-0.79; right names
 # of cards in full view, all but one of 280, above 0.8). A card lying apart, and the
-# table's mat path, keep the verifier's own floor.
+# table's mat path, keep the verifier's own floor (on every whole face, this one cost
+# the recognition benchmark three right names); so a cover the detector does not see
+# (a hand, a card it missed) leaves the verifier's floor in force.
 PHOTO_WHOLE_SIMILARITY = 0.8
 OVERLAP = 0.03  # of a card's outline inside another's: the two overlap
 # A partly visible card is named from its visible rows only when they are this much
