@@ -143,6 +143,35 @@ def test_the_maps_decode_to_the_cards_they_encode_clockwise():
         assert a[0] * b[1] - a[1] * b[0] > 0  # clockwise, y down
 
 
+@pytest.mark.parametrize("size", [(1280, 720), (1080, 1920), (1600, 1200), (900, 1200)])
+def test_the_int8_model_of_a_frame_shape_finds_what_the_float_model_finds(size):
+    """16:9 and 4:3 pictures, either way up, run the int8 model exported for their
+    padded shape; its cards are the float model's, within quantisation noise."""
+    from vision.card_net import CardNet
+    from vision.detect_scenes import detection_scene, scene_decks
+
+    net = CardNet()
+    rng = np.random.default_rng(17)
+    decks = scene_decks([2_000_017])
+    fixed, both = dict(net._fixed_paths), 0
+    for _ in range(6):
+        img, _cards = detection_scene(rng, decks, size, (0.12 * max(size), 0.3 * max(size)))
+        net._fixed_paths = {}
+        f32, scale = net.maps(img)
+        net._fixed_paths = fixed
+        i8, scale8 = net.maps(img)
+        assert scale8 == scale and i8.shape == f32.shape
+        assert len(net._fixed) == 1  # the int8 model of this shape ran
+        assert np.abs(i8[..., 0] - f32[..., 0]).max() < 0.2  # heat
+        a, b = net.find(img), (net._fixed_paths.clear(), net.find(img))[1]
+        net._fixed_paths = fixed
+        for c in b:  # each card of the float model is found by the int8 one
+            if c.score > net.threshold + 0.1:
+                assert max((quad_iou(c.corners, d.corners) for d in a), default=0) > 0.8
+                both += 1
+    assert both >= 6
+
+
 def test_edge_support_tells_a_true_outline_from_one_with_a_corner_off(deck):
     from vision.detect import edge_support
 
