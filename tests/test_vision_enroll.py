@@ -223,10 +223,13 @@ def test_an_enrollment_photo_whose_card_edge_is_unclear_is_refused_and_named(
         enroll_directory(tmp_path)
 
 
-@pytest.mark.parametrize("seed", [11, 14, 60])
-def test_a_16_9_photo_of_a_card_is_not_taken_for_a_scan(deck0, monkeypatch, seed):
+@pytest.mark.parametrize("seed, fooled", [(11, True), (14, False), (60, True)])
+def test_a_16_9_photo_of_a_card_is_not_taken_for_a_scan(deck0, monkeypatch, seed, fooled):
     """A 16:9 photo has a card's proportions: these were taken whole as the card's scan
-    (a photo of the table as the reference). The card lying in them is rectified."""
+    (a photo of the table as the reference). The card lying in them is rectified: by the
+    learned detector where the picture alone looks like a scan (``fooled``), and where
+    the card's white border is whiter than a pale cloth reaching the picture's edge
+    (seed 14: a figure, mostly ink, on beige), by that alone."""
     from vision.detect import find_cards_classical
     from vision.enroll import _is_scan
     from vision.scenes import card_photo
@@ -235,7 +238,7 @@ def test_a_16_9_photo_of_a_card_is_not_taken_for_a_scan(deck0, monkeypatch, seed
     size = [(1280, 720), (720, 1280)][seed % 2]
     img, truth = card_photo(deck0[codes[seed % 40]], np.random.default_rng((6, seed)), size)
     quads = find_cards_classical(img, 0.02, 0.995, upright=False, solid=True)  # as enroll does
-    assert _is_scan(img, max(quads, key=lambda q: q.area) if quads else None)  # reproduced
+    assert _is_scan(img, max(quads, key=lambda q: q.area) if quads else None) == fooled
     used = _outline_used(monkeypatch, img)
     truth = np.asarray(truth, np.float32).reshape(4, 2)
     assert min(float(np.linalg.norm(np.roll(used, r, 0) - truth, axis=1).max())

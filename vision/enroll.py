@@ -206,25 +206,31 @@ def _is_scan(image: np.ndarray, quad) -> bool:
     h, w = image.shape[:2]
     if quad is None or quad.area >= 0.75 * h * w:
         return True  # nothing card-like inside, or the card's own printed frame or panel
-    if quad.area < 0.4 * h * w and _paper(image) >= 0.4 and \
-            _paper(warp_card(image, quad.corners)) < 0.4:
-        return True  # mostly card stock, and what was found in it is ink: a pip, a panel
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
     m = max(2, min(h, w) // 40)
     ring = np.concatenate([lab[:m].reshape(-1, 3), lab[-m:].reshape(-1, 3),
                            lab[:, :m].reshape(-1, 3), lab[:, -m:].reshape(-1, 3)]).astype(int)
-    paper = (ring[:, 0] > 140) & (np.abs(ring[:, 1:] - 128).max(axis=1) < 20)
-    if paper.mean() < 0.75:
-        return False  # the picture's edge is a table, not card stock
     inside = np.zeros((h, w), np.uint8)
     cv2.fillConvexPoly(inside, np.round(quad.corners).astype(np.int32), 255)
     k = np.ones((2 * m + 1, 2 * m + 1), np.uint8)
     outside = cv2.bitwise_not(cv2.dilate(inside, k))
+    band_in = np.median(lab[cv2.subtract(inside, cv2.erode(inside, k)) > 0], 0).astype(float)
+    band_out = np.median(lab[cv2.subtract(cv2.dilate(inside, k), inside) > 0], 0).astype(float)
+    # A card lying on a pale cloth: its own border is whiter than what surrounds it, and
+    # that is what reaches the picture's edge (in a scan, a panel's edge is ink inside
+    # and paper outside; a printed frame around a white panel is not the scan's edge).
+    if band_in[0] > band_out[0] + 15 and \
+            np.abs(np.median(ring, 0) - band_out).max() < 12:
+        return False
+    if quad.area < 0.4 * h * w and _paper(image) >= 0.4 and \
+            _paper(warp_card(image, quad.corners)) < 0.4:
+        return True  # mostly card stock, and what was found in it is ink: a pip, a panel
+    paper = (ring[:, 0] > 140) & (np.abs(ring[:, 1:] - 128).max(axis=1) < 20)
+    if paper.mean() < 0.75:
+        return False  # the picture's edge is a table, not card stock
     # A card on a bare table differs from what lies around it: that is how it was found.
     # Inside a face, a pip or a panel lies on the card's own paper.
-    band_in = lab[cv2.subtract(inside, cv2.erode(inside, k)) > 0].astype(float)
-    band_out = lab[cv2.subtract(cv2.dilate(inside, k), inside) > 0].astype(float)
-    if np.abs(np.median(band_in, 0) - np.median(band_out, 0)).max() < 12:
+    if np.abs(band_in - band_out).max() < 12:
         return True
     edges = cv2.Canny(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), 60, 150)
     busy = cv2.countNonZero(cv2.bitwise_and(edges, outside)) / max(1, cv2.countNonZero(outside))
