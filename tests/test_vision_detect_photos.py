@@ -54,6 +54,19 @@ def test_two_cards_end_to_end_on_gingham_are_two_cards(deck):
         assert best_iou(quads, t.corners) > 0.85
 
 
+@pytest.mark.parametrize("kind", ["felt", "wood", "paper"])
+def test_three_cards_side_by_side_are_three_cards_not_one_card_shaped_blob(deck, kind):
+    """Three cards touching side by side make an outline of a card's own proportions
+    (3 x 0.64 : 1) that steps to the table all round: three cards, not one."""
+    w = 260.0 / 1.57
+    boxes = [card_box(640 + (i - 1) * w, 360, 0) for i in range(3)]
+    img, truth = scene(deck, kind, [("2d", boxes[0]), ("5c", boxes[1]), ("4s", boxes[2])])
+    quads = find_cards(img)
+    for t in truth:
+        assert best_iou(quads, t.corners) > 0.8
+    assert len(quads) == 3, [q.corners.round().tolist() for q in quads]
+
+
 def test_a_stack_of_three_gives_no_merged_blob_and_no_pip_block(deck):
     boxes = [card_box(480 + 90 * i, 360, 8 * i) for i in range(3)]
     img, truth = scene(deck, "felt", [("6d", boxes[0]), ("4c", boxes[1]), ("6c", boxes[2])])

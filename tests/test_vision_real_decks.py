@@ -223,3 +223,28 @@ def _hide_end(patch: np.ndarray) -> np.ndarray:
     view = patch.copy()
     view[int(0.7 * view.shape[0]):] = (40, 110, 40)
     return view
+
+
+@pytest.mark.parametrize("deck, seed, code", [("triestine", 3030, "10d")])
+def test_enrollment_photos_the_recognition_benchmark_once_lost_are_enrolled(deck, seed, code):
+    """The benchmark's photo of the king of coins on pale beige (dev seed 3030: a figure,
+    mostly ink, on a cloth the colour of card stock, was taken as a scan and the whole
+    photo enrolled) is found and rectified."""
+    import zlib
+
+    from vision.deck_folder import on_white
+    from vision.enroll import card_shape
+    from vision.verify import FaceTemplates
+
+    scans = _faces(deck, alpha=True)
+    faces = {c: on_white(f) for c, f in scans.items()}
+    rng = np.random.default_rng((seed, zlib.crc32(deck.encode()), 1))
+    sizes = [(1280, 720), (720, 1280), (1024, 768), (768, 1024)]  # as the benchmark
+    for i, c in enumerate(CODES):  # the benchmark's sequence of photos, up to this one
+        img, _ = card_photo(faces[c], rng, sizes[i % 4])
+        if c == code:
+            break
+    _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    patch, _ = card_shape(cv2.imdecode(buf, cv2.IMREAD_COLOR))
+    truth_faces = FaceTemplates({c: card_patch(f, face=c != "back") for c, f in scans.items()})
+    assert truth_faces.match(patch).card == code

@@ -121,9 +121,23 @@ def refine_corners(image: np.ndarray, corners: np.ndarray, reach: float = 0.04,
     # (or a printed frame's) edge inside it, which may be stronger.
     peak = grad.max(axis=2, keepdims=True)
     k = grad.shape[2] - 1 - np.argmax((grad >= 0.5 * peak)[..., ::-1], axis=2)
-    at_k = np.take_along_axis(grad, k[..., None], axis=2)[..., 0]
+    # That step's own top (a blurred edge's ramp spans pixels: its outermost half-height
+    # sample lies outside the edge; one sample in, no further, not to reach a frame
+    # printed next to the edge), then the top of a parabola through its neighbours.
+    last = grad.shape[2] - 1
+    inner = np.take_along_axis(grad, np.maximum(k - 1, 0)[..., None], axis=2)[..., 0]
+    here = np.take_along_axis(grad, k[..., None], axis=2)[..., 0]
+    k = np.where((k > 0) & (inner > here), k - 1, k)
+    g0, g1, g2 = (np.take_along_axis(grad, np.clip(k + d, 0, last)[..., None], axis=2)[..., 0]
+                  for d in (-1, 0, 1))
+    curve = g0 - 2 * g1 + g2
+    sub = np.where((k > 0) & (k < last) & (curve < 0), 0.5 * (g0 - g2) / np.where(
+        curve < 0, curve, -1.0), 0.0)
+    at_k = g1
     strong = at_k > np.maximum(8.0, 0.5 * np.median(peak[..., 0], axis=1))[:, None]
-    found = base + ((steps[k] + steps[k + 1]) / 2)[..., None] * n[:, None]
+    pitch = steps[1] - steps[0] if len(steps) > 1 else 1.0
+    found = base + ((steps[k] + steps[k + 1]) / 2 + np.clip(sub, -0.5, 0.5) * pitch
+                    )[..., None] * n[:, None]
     lines = []
     for i in range(4):
         if strong[i].sum() >= 8:
@@ -506,7 +520,7 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     exact = [e for e in exact if not any(
         quad_inside(e.corners, n.corners) > 0.7 and e.area < 0.6 * n.area
         and quad_iou(e.corners, n.corners) < 0.5 for n in learned)
-        and not (_spans_two(e, learned) and not clean(e))]
+        and not (_spans_two(e, learned) and (not clean(e) or _holds_three(e, learned)))]
     extra = [n for n in learned if all(
         quad_iou(n.corners, e.corners) < 0.3 and quad_inside(n.corners, e.corners) < 0.5
         and quad_inside(e.corners, n.corners) < 0.7 for e in exact)]
@@ -526,6 +540,14 @@ def _spans_two(blob: Quad, cards: list[Quad]) -> bool:
     short = min(_sides(blob.corners))
     return any(math.dist(a.center, b.center) > 0.6 * short
                for i, a in enumerate(inside) for b in inside[i + 1:])
+
+
+def _holds_three(blob: Quad, cards: list[Quad]) -> bool:
+    """Whether three cards the network sees, each a fifth of the blob or more, have their
+    centre in it: three cards side by side, whose outline has a card's proportions and
+    steps to the table all round. (A figure's two panels are two.)"""
+    return sum(1 for c in cards if c.area >= 0.2 * blob.area and cv2.pointPolygonTest(
+        blob.corners.reshape(-1, 1, 2), tuple(float(v) for v in c.center), False) > 0) >= 3
 
 
 def find_cards_classical(image: np.ndarray, min_area_frac: float = 0.003,

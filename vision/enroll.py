@@ -97,9 +97,14 @@ def card_shape(image: np.ndarray, face: bool = True) -> tuple[np.ndarray, float]
 
 
 def _refined_wide(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    """``corners`` moved onto the outermost edges within :data:`WIDE_REACH`, then settled."""
-    wide = refine_corners(image, refine_corners(image, corners, WIDE_REACH), WIDE_REACH)
-    return refine_corners(image, wide)
+    """``corners`` moved onto the outermost edges within :data:`WIDE_REACH`, then settled:
+    of the steps on the way, the outline that lies best on an edge all round (that far
+    out, a side may also meet a bright fold of the cloth and step out onto it)."""
+    once = refine_corners(image, corners, WIDE_REACH)
+    twice = refine_corners(image, once, WIDE_REACH)
+    steps = [refine_corners(image, once), refine_corners(image, twice)]
+    support = [edge_support(image, c) for c in steps]
+    return steps[len(steps) - 1 - int(np.argmax(support[::-1]))]  # ties: the later one
 
 
 def _ratio(corners: np.ndarray) -> float:
