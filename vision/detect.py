@@ -26,6 +26,12 @@ CARD_RATIO = (1.15, 2.15)  # long/short side, allowing ~30 degrees of camera til
 WEAK_HEAT = 0.15  # the network's faintest sight of a card
 SAME_CARD_IOU = 0.6  # a mask's and the network's outlines of one card overlap this much
 CLEAN_FILL, CLEAN_EDGE = 0.97, 0.95  # a mask blob this clean is a card even unseen by the net
+# ... if it shows card stock with print on it: the 90th percentile of its whiteness (value
+# minus saturation, as the masks') and the spread of its grey levels. A phone, a book's
+# cover, a blank sheet of paper is a clean outline too, but dark or plain (generated
+# scenes: each of the 30 clean blobs unseen by the net in 480 was one; 99% of cards
+# measure >= 105 and >= 18).
+STOCK_WHITE, PRINT_STD = 80.0, 15.0
 
 
 @dataclass
@@ -475,10 +481,11 @@ def find_cards(image: np.ndarray) -> list[Quad]:
         return known[id(e)]
 
     # A mask blob where the network sees not even a faint card is cloth: a check, a
-    # fold, a sheet of paper (the masks' false reports on patterned cloth).
+    # fold, a sheet of paper (the masks' false reports on patterned cloth), unless it is
+    # a clean card outline of printed card stock.
     exact = [e for e in exact if any(cv2.pointPolygonTest(
         e.corners.reshape(-1, 1, 2), tuple(float(v) for v in c.corners.mean(0)), False) > 0
-        for c in weak) or clean(e)]
+        for c in weak) or (clean(e) and _printed_stock(image, e))]
     corners = [c.corners for c in found]
     if refiner is not None:
         # A card a clean mask outline already gives to the pixel keeps its rough corners
@@ -530,6 +537,16 @@ def find_cards(image: np.ndarray) -> list[Quad]:
 def _clean(image: np.ndarray, q: Quad) -> bool:
     """A mask blob that fills its outline and steps to the table on every side."""
     return q.fill >= CLEAN_FILL and edge_support(image, q.corners) >= CLEAN_EDGE
+
+
+def _printed_stock(image: np.ndarray, q: Quad) -> bool:
+    """Whether a quad shows what a card is: light stock, with print on it (see
+    :data:`STOCK_WHITE`)."""
+    patch = warp_card(image, q.corners, (32, 48))
+    hsv = cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)
+    white = hsv[..., 2].astype(np.float32) - hsv[..., 1]
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    return float(np.percentile(white, 90)) >= STOCK_WHITE and float(grey.std()) >= PRINT_STD
 
 
 def _spans_two(blob: Quad, cards: list[Quad]) -> bool:
