@@ -32,6 +32,10 @@ CLEAN_FILL, CLEAN_EDGE = 0.97, 0.95  # a mask blob this clean is a card even uns
 # scenes: each of the 30 clean blobs unseen by the net in 480 was one; 99% of cards
 # measure >= 105 and >= 18).
 STOCK_WHITE, PRINT_STD = 80.0, 15.0
+# The network's smallest card, in its own input's pixels (square root of the area): it
+# learned cards 30 px long and finds them down to ~13; a report under this is a pip block
+# or a panel inside a card (generated scenes: all of them were).
+NET_MIN_PX = 10.0
 
 
 @dataclass
@@ -473,6 +477,9 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     from vision.card_net import quad_inside, quad_iou
 
     found, weak = net.find_at(image, [net.threshold, WEAK_HEAT])
+    # (Its faint sights of smaller things still vouch for a mask blob around them.)
+    floor = (NET_MIN_PX * max(image.shape[:2]) / net.long_side) ** 2
+    found = [c for c in found if abs(cv2.contourArea(c.corners)) >= floor]
     known: dict[int, bool] = {}  # each outline's cleanness, measured once
 
     def clean(e: Quad) -> bool:
