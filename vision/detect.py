@@ -531,10 +531,13 @@ def find_cards(image: np.ndarray) -> list[Quad]:
             taken.add(k)  # one outline for one card
     # A blob inside a card is part of it; a blob over two cards is both merged, unless
     # it is a clean card outline (then the two are panels of one figure, seen as cards).
+    # So is a ragged blob around a card the network sees that is far smaller than it:
+    # the sheet, book or cloth the card lies on, taken in with it.
     exact = [e for e in exact if not any(
         quad_inside(e.corners, n.corners) > 0.7 and e.area < 0.6 * n.area
         and quad_iou(e.corners, n.corners) < 0.5 for n in learned)
-        and not (_spans_two(e, learned) and (not clean(e) or _holds_three(e, learned)))]
+        and not (_spans_two(e, learned) and (not clean(e) or _holds_three(e, learned)))
+        and not (_holds_smaller(e, learned) and not clean(e))]
     extra = [n for n in learned if all(
         quad_iou(n.corners, e.corners) < 0.3 and quad_inside(n.corners, e.corners) < 0.5
         and quad_inside(e.corners, n.corners) < 0.7 for e in exact)]
@@ -554,6 +557,14 @@ def _printed_stock(image: np.ndarray, q: Quad) -> bool:
     white = hsv[..., 2].astype(np.float32) - hsv[..., 1]
     grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     return float(np.percentile(white, 90)) >= STOCK_WHITE and float(grey.std()) >= PRINT_STD
+
+
+def _holds_smaller(blob: Quad, cards: list[Quad], most: float = 0.4) -> bool:
+    """Whether a card the network sees lies in the blob, under ``most`` of its area."""
+    from vision.card_net import quad_inside
+
+    return any(c.area < most * blob.area and quad_inside(c.corners, blob.corners) > 0.8
+               for c in cards)
 
 
 def _spans_two(blob: Quad, cards: list[Quad]) -> bool:
