@@ -36,6 +36,7 @@ STOCK_WHITE, PRINT_STD = 60.0, 13.0
 # learned cards 30 px long and finds them down to ~13; a report under this is a pip block
 # or a panel inside a card (generated scenes: all of them were).
 NET_MIN_PX = 10.0
+SHEET = 2.5  # a blob this many times the network's cards' median area is no card of theirs
 
 
 @dataclass
@@ -503,6 +504,13 @@ def find_cards(image: np.ndarray) -> list[Quad]:
             corners[i] = q
     learned = [Quad(q.astype(np.float32), abs(cv2.contourArea(q.astype(np.float32))), 1.0,
                     min(1.0, c.visible)) for c, q in zip(found, corners, strict=True)]
+    if learned:
+        # The cards of one deck are of one size: a blob the network does not report,
+        # much bigger than the cards it does, is a sheet of paper or a book.
+        size = float(np.median([n.area for n in learned]))
+        exact = [e for e in exact if e.area <= SHEET * size or any(cv2.pointPolygonTest(
+            e.corners.reshape(-1, 1, 2), tuple(float(v) for v in n.center), False) > 0
+            for n in learned)]
     # A mask's outline with a side off the card's edge (a corner swung out into a
     # shadow or the cloth) gives way to the network's outline of the same card when
     # that one lies on the edge all round.
