@@ -301,7 +301,7 @@ def test_a_sheet_under_a_row_of_cards_is_no_card():
 
 def test_a_pip_block_the_network_reports_inside_a_card_is_no_card():
     """A generated scene of unseen styles: in a card half under another the network
-    reports a card a twentieth its size, far smaller than any card it finds."""
+    reports cards a twentieth its size, far smaller than any card it finds."""
     from vision.detect import learned_detectors
 
     img, truth = _bench_scene(301, 27)
@@ -312,7 +312,7 @@ def test_a_pip_block_the_network_reports_inside_a_card_is_no_card():
         return sum(quad_inside(c, card.corners) > 0.9 and abs(cv2.contourArea(c)) < 0.1 * area
                    for c in corners_list)
 
-    assert blocks([c.corners for c in learned_detectors()[0].find(img)]) == 1  # reproduced
+    assert blocks([c.corners for c in learned_detectors()[0].find(img)]) >= 1  # reproduced
     quads = find_cards(img)
     assert blocks([q.corners for q in quads]) == 0
     other = next(t for t in truth if abs(t.corners.mean(0)[0] - 923) < 10)  # still found
