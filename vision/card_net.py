@@ -97,6 +97,9 @@ class CardNet:
         # The side the picture is scaled to: may exceed the training side (small cards).
         self.train_side = int(self.meta.get("long_side", 384))
         self.long_side = int(self.meta.get("run_side", self.train_side))
+        # An upright picture's cards, as many pixels long as in a wide one, would reach
+        # the network two thirds the size: it is searched at a longer side.
+        self.upright_side = int(self.meta.get("run_side_upright", self.long_side))
         self._interp = make_interpreter(model_path, threads)
         self._in = self._interp.get_input_details()[0]["index"]
         self._out = self._interp.get_output_details()[0]["index"]
@@ -112,9 +115,9 @@ class CardNet:
 
     def maps(self, image: np.ndarray, side: int | None = None) -> tuple[np.ndarray, float]:
         """The network's maps for a BGR picture (scaled to ``side`` px on its long side,
-        default :attr:`long_side`) and the picture's px per input px."""
+        default :meth:`side_for` it) and the picture's px per input px."""
         h, w = image.shape[:2]
-        s = (side or self.long_side) / max(h, w)
+        s = (side or self.side_for(h, w)) / max(h, w)
         nw, nh = max(32, round(w * s)), max(32, round(h * s))
         small = image
         while min(small.shape[0] // 2, small.shape[1] // 2) >= min(nh, nw) and \
@@ -145,6 +148,10 @@ class CardNet:
             self._interp.allocate_tensors()
             self._shape = (ph, pw)
         return self._interp, self._in, self._out
+
+    def side_for(self, h: int, w: int) -> int:
+        """The long side a picture of ``h`` x ``w`` is searched at."""
+        return self.upright_side if h > w else self.long_side
 
     @property
     def threshold(self) -> float:

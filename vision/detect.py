@@ -32,10 +32,11 @@ CLEAN_FILL, CLEAN_EDGE = 0.97, 0.95  # a mask blob this clean is a card even uns
 # scenes: each of the 30 clean blobs unseen by the net in 480 was one, while 1153 of the
 # 1156 cards found pass).
 STOCK_WHITE, PRINT_STD = 60.0, 13.0
-# The network's smallest card, in its own input's pixels (square root of the area): it
-# learned cards 30 px long and finds them down to ~9.5 (a small card far off in a tilted
-# view); a report under this is a pip block or a panel inside a card (generated scenes:
-# all of them were).
+# The network's smallest card, in the pixels of its input at its wide run side of 480
+# (square root of the area; an upright picture, searched at a longer side, keeps the
+# same floor in its own pixels): it learned cards 30 px long and finds them down to
+# ~9.5 (a small card far off in a tilted view); a report under this is a pip block or
+# a panel inside a card (generated scenes: all of them were).
 NET_MIN_PX = 8.0
 SHEET = 2.5  # a blob this many times the network's cards' median area is no card of theirs
 

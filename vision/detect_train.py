@@ -34,9 +34,11 @@ IGNORE_VISIBLE = 0.25  # between this and MIN_VISIBLE: neither found nor missed
 TRAIN_SIZE = 256
 VAL_DECK0 = 2_000_000  # deck styles from here on are never trained on
 CALIBRATION_SCENES = 200  # scenes that set the int8 ranges
-# The network's padded input (h, w) for 16:9 and 4:3 pictures, landscape and portrait,
-# at its run side of 480: each also exported alone, in int8.
-FIXED_SHAPES = ((288, 480), (480, 288), (384, 480), (480, 384))
+# The long side pictures are scaled to at run time, wide and upright (card_detect.json).
+RUN_SIDE, RUN_SIDE_UPRIGHT = 480, 640
+# The network's padded input (h, w) for 16:9 and 4:3 pictures, wide and upright, at
+# those sides: each also exported alone, in int8.
+FIXED_SHAPES = ((288, 480), (384, 480), (640, 384), (640, 480))
 
 
 def axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -241,8 +243,10 @@ def export(model, tf, out: Path, int8_seed: int | None = None,
 
         def calibration():
             for i in range(CALIBRATION_SCENES):
-                h, w = shape or ((288, 480) if i % 2 else (480, 288))
-                img, _ = detection_scene(rng, decks, (w, h), (35, 160))
+                h, w = shape or FIXED_SHAPES[i % 2]
+                # Cards as long as at run time (90-420 px in a 1280x720 frame).
+                k = max(h, w) / 480
+                img, _ = detection_scene(rng, decks, (w, h), (35 * k, 160 * k))
                 yield [img[None].astype(np.float32)]
 
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
@@ -356,7 +360,8 @@ def main(argv: list[str] | None = None) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         export(model, tf, out)  # after every epoch: a session may end at any time
         model.save_weights(str(out.with_suffix(".weights.h5")))
-        meta = {"stride": STRIDE, "axis_scale": AXIS_SCALE, "long_side": 384, "run_side": 480,
+        meta = {"stride": STRIDE, "axis_scale": AXIS_SCALE, "long_side": 384, "run_side": RUN_SIDE,
+                "run_side_upright": RUN_SIDE_UPRIGHT,
                 "min_visible": MIN_VISIBLE, "scenes": len(x), "epochs_done": epoch + 1,
                 "seed": args.seed, "lr": args.lr,
                 "resumed_from": str(args.resume) if args.resume else None,
