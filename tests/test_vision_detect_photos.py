@@ -185,6 +185,21 @@ def test_the_int8_model_of_a_frame_shape_finds_what_the_float_model_finds(size):
     assert both >= 6
 
 
+def test_a_stray_file_beside_the_detector_is_no_model_of_a_shape(tmp_path):
+    """Only ``<name>-HxW.tflite`` files are the int8 models of a shape: a copy or a
+    backup named otherwise beside the model does not stop the table from starting."""
+    import shutil
+
+    from vision.card_net import MODEL_PATH, CardNet
+
+    for f in MODEL_PATH.parent.glob("card_detect*"):
+        shutil.copy(f, tmp_path)
+    (tmp_path / "card_detect-axb.tflite").write_bytes(b"not a model")
+    (tmp_path / "card_detect-old-copy.tflite").write_bytes(b"not a model")
+    net = CardNet(tmp_path / "card_detect.tflite")
+    assert sorted(net._fixed_paths) == [(288, 480), (384, 480), (640, 384), (640, 480)]
+
+
 def test_edge_support_tells_a_true_outline_from_one_with_a_corner_off(deck):
     from vision.detect import edge_support
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,8 +109,9 @@ class CardNet:
         # int8): the shapes of a 16:9 or 4:3 frame, which run at half the cost there.
         model_path = Path(model_path)
         self._fixed_paths = {
-            tuple(map(int, f.stem.rsplit("-", 1)[1].split("x"))): f
-            for f in model_path.parent.glob(f"{model_path.stem}-*x*.tflite")}
+            (int(m[1]), int(m[2])): f
+            for f in model_path.parent.glob(f"{model_path.stem}-*x*.tflite")
+            if (m := re.fullmatch(r".*-(\d+)x(\d+)", f.stem))}
         self._fixed: dict[tuple[int, int], tuple] = {}
         self._threads = threads
 
