@@ -493,9 +493,8 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     # A mask blob where the network sees not even a faint card is cloth: a check, a
     # fold, a sheet of paper (the masks' false reports on patterned cloth), unless it is
     # a clean card outline of printed card stock.
-    exact = [e for e in exact if any(cv2.pointPolygonTest(
-        e.corners.reshape(-1, 1, 2), tuple(float(v) for v in c.corners.mean(0)), False) > 0
-        for c in weak) or (clean(e) and _printed_stock(image, e))]
+    exact = [e for e in exact if any(_holds_point(e, c.corners.mean(0)) for c in weak)
+             or (clean(e) and _printed_stock(image, e))]
     corners = [c.corners for c in found]
     if refiner is not None:
         # A card a clean mask outline already gives to the pixel keeps its rough corners
@@ -510,9 +509,8 @@ def find_cards(image: np.ndarray) -> list[Quad]:
         # The cards of one deck are of one size: a blob the network does not report,
         # much bigger than the cards it does, is a sheet of paper or a book.
         size = float(np.median([n.area for n in learned]))
-        exact = [e for e in exact if e.area <= SHEET * size or any(cv2.pointPolygonTest(
-            e.corners.reshape(-1, 1, 2), tuple(float(v) for v in n.center), False) > 0
-            for n in learned)]
+        exact = [e for e in exact if e.area <= SHEET * size
+                 or any(_holds_point(e, n.center) for n in learned)]
     # A mask's outline with a side off the card's edge (a corner swung out into a
     # shadow or the cloth) gives way to the network's outline of the same card when
     # that one lies on the edge all round.
@@ -577,11 +575,16 @@ def _holds_smaller(blob: Quad, cards: list[Quad], most: float = 0.4) -> bool:
                for c in cards)
 
 
+def _holds_point(q: Quad, pt) -> bool:
+    """Whether the point ``pt`` lies strictly inside quad ``q``."""
+    return cv2.pointPolygonTest(q.corners.reshape(-1, 1, 2),
+                                (float(pt[0]), float(pt[1])), False) > 0
+
+
 def _spans_two(blob: Quad, cards: list[Quad]) -> bool:
     """Whether two cards the network sees, side by side rather than one seen twice,
     both have their centre in the blob: two cards merged into one outline."""
-    inside = [c for c in cards if cv2.pointPolygonTest(
-        blob.corners.reshape(-1, 1, 2), tuple(float(v) for v in c.center), False) > 0]
+    inside = [c for c in cards if _holds_point(blob, c.center)]
     short = min(_sides(blob.corners))
     return any(math.dist(a.center, b.center) > 0.6 * short
                for i, a in enumerate(inside) for b in inside[i + 1:])
@@ -591,8 +594,8 @@ def _holds_three(blob: Quad, cards: list[Quad]) -> bool:
     """Whether three cards the network sees, each a fifth of the blob or more, have their
     centre in it: three cards side by side, whose outline has a card's proportions and
     steps to the table all round. (A figure's two panels are two.)"""
-    return sum(1 for c in cards if c.area >= 0.2 * blob.area and cv2.pointPolygonTest(
-        blob.corners.reshape(-1, 1, 2), tuple(float(v) for v in c.center), False) > 0) >= 3
+    return sum(1 for c in cards if c.area >= 0.2 * blob.area
+               and _holds_point(blob, c.center)) >= 3
 
 
 def find_cards_classical(image: np.ndarray, min_area_frac: float = 0.003,
