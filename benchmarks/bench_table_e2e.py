@@ -427,6 +427,9 @@ def main() -> int:
     import cv2
 
     cv2.setNumThreads(1)
+    from vision.allocator import keep_freed_memory
+
+    keep_freed_memory()  # as briscola-table runs
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
     embedder = None

@@ -35,6 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from vision.allocator import keep_freed_memory  # noqa: E402
 from vision.card_net import quad_inside, quad_iou  # noqa: E402
 from vision.detect import (  # noqa: E402
     Quad,
@@ -84,6 +85,7 @@ def main() -> int:
     if args.net_side:
         learned_detectors()[0].long_side = args.net_side
     cv2.setNumThreads(1)
+    keep_freed_memory()  # as briscola-table runs
     w, h = map(int, args.size.split("x"))
     rng = np.random.default_rng(args.seed)
     decks = scene_decks(VAL_DECK0 + rng.integers(0, 1_000_000, 6), width=320)

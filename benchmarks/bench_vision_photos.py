@@ -31,6 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from vision.allocator import keep_freed_memory  # noqa: E402
 from vision.deck_folder import face_ratio, load_deck_faces  # noqa: E402
 from vision.embed import Embedder  # noqa: E402
 from vision.enroll import card_patch, enroll_patches  # noqa: E402
@@ -146,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.draw:
         args.draw.mkdir(parents=True, exist_ok=True)
     cv2.setNumThreads(1)
+    keep_freed_memory()  # as briscola-table runs
     photos = SHARED / "photos"
     if not photos.is_dir():
         print(f"skipped: {photos} not found (real photographs live in ../shared/photos)")

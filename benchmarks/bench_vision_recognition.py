@@ -55,6 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from table_controller.engine.cards import ALL_CARDS  # noqa: E402
+from vision.allocator import keep_freed_memory  # noqa: E402
 from vision.augment import random_texture  # noqa: E402
 from vision.deck import EnrolledDeck  # noqa: E402
 from vision.deck_art import DeckStyle, render_deck  # noqa: E402
@@ -235,6 +236,7 @@ def main() -> int:
     ap.add_argument("--no-photos", action="store_true", help="skip enrollment from photos")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    keep_freed_memory()  # as briscola-table runs
     embedder = Embedder(threads=1)
     print(HEADER, flush=True)
     if not DECKS.is_dir():

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from table_controller.engine.cards import ALL_CARDS  # noqa: E402
+from vision.allocator import keep_freed_memory  # noqa: E402
 from vision.augment import random_texture  # noqa: E402
 from vision.calibration import Calibrator  # noqa: E402
 from vision.deck_art import card_mm  # noqa: E402
@@ -64,6 +65,7 @@ def main() -> int:
     ap.add_argument("--deck", help="a deck folder (default: the built-in deck)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    keep_freed_memory()  # as briscola-table runs
     scans = load_deck_faces(args.deck, alpha=True) if args.deck else builtin_faces()
     faces = {c: on_white(f) for c, f in scans.items()}
     rng = np.random.default_rng(7)
@@ -175,6 +177,7 @@ def _pipeline_peak(deck: str | None) -> float:
             cv2.imwrite(str(Path(tmp) / f"{code}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
         code = (
             "import sys, glob, cv2; sys.path.insert(0, {!r}); cv2.setNumThreads(1)\n"
+            "from vision.allocator import keep_freed_memory\nkeep_freed_memory()\n"
             "from vision.embed import Embedder\nfrom vision.enroll import enroll_directory\n"
             "from vision.recognize import Recognizer, find_and_identify\n"
             "e = Embedder(threads=1); r = Recognizer(enroll_directory({!r}, e), e)\n"

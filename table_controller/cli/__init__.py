@@ -47,6 +47,9 @@ def quiet_libraries() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     quiet_libraries()
+    from vision.allocator import keep_freed_memory
+
+    keep_freed_memory()  # frames' buffers reused, not faulted in again each frame
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
