@@ -185,6 +185,34 @@ def test_the_int8_model_of_a_frame_shape_finds_what_the_float_model_finds(size):
     assert both >= 6
 
 
+def test_one_decoding_serves_every_threshold_and_the_masks_copy_feeds_the_network():
+    """``find_at`` decodes the maps once, at its lowest threshold: at each threshold it
+    reports what decoding at that threshold alone reports (suppression keeps a card
+    for surer ones only). A 720p frame halved for the masks gives the network the
+    input it would make itself."""
+    from vision.card_net import CardNet, decode
+    from vision.detect import work_image
+    from vision.detect_scenes import detection_scene, scene_decks
+
+    net = CardNet()
+    rng = np.random.default_rng(23)
+    decks = scene_decks([2_000_023])
+    seen = 0
+    for _ in range(4):
+        img, _cards = detection_scene(rng, decks, (W, H), (90, 300))
+        maps, scale = net.maps(img)
+        small, _ = work_image(img)
+        assert np.array_equal(net.maps(img, smaller=small)[0], maps)
+        strong, weak = net.find_at(img, [net.threshold, 0.15], smaller=small)
+        for t, got in ((net.threshold, strong), (0.15, weak)):
+            alone = [c for c in decode(maps, scale, t) if c.corners.mean(0)[0] < W
+                     and c.corners.mean(0)[1] < H]
+            assert [c.corners.tolist() for c in got] == [c.corners.tolist() for c in alone]
+        assert len(weak) >= len(strong)
+        seen += len(strong)
+    assert seen >= 8
+
+
 def test_a_stray_file_beside_the_detector_is_no_model_of_a_shape(tmp_path):
     """Only ``<name>-HxW.tflite`` files are the int8 models of a shape: a copy or a
     backup named otherwise beside the model does not stop the table from starting."""
@@ -226,9 +254,9 @@ def _table_scene(deck, i: int):
     return render(plane, 3.0, deck, cards, h, (W, H), rng), cards
 
 
-@pytest.mark.parametrize(("i", "code"), [(8, "6c"), (85, "1d")])
+@pytest.mark.parametrize(("i", "code"), [(8, "6c"), (39, "6c")])
 def test_a_mask_outline_with_a_corner_off_gives_way_to_the_networks(deck, i, code):
-    """The colour masks outline these cards with a corner 16-17 px off (it ran into a
+    """The colour masks outline these cards with a corner 14-17 px off (it ran into a
     shadow or the cloth), which leaves the card unknown; the network's outline of the
     same card lies on its edge all round and is taken instead. (Scene 44's 1 of coins
     was another until the cloth's median was taken at an eighth of the size; scene
