@@ -385,3 +385,20 @@ def test_a_written_sheet_beside_the_cards_is_no_card(deck, kind, seed):
     quads = find_cards(img)
     assert best_iou(quads, box) < 0.3
     assert len(quads) == 3 and all(best_iou(quads, t.corners) > 0.9 for t in truth)
+
+
+@pytest.mark.parametrize("kind", ["felt", "wood", "paper"])
+@pytest.mark.parametrize("angle", [0.0, 35.0])
+def test_two_cards_side_by_side_are_two_cards_not_one_clean_blob(deck, kind, angle):
+    """(A miss on generated scenes, dev seeds.) Two cards touching side by side make
+    one clean, squat outline (2 x 0.64 : 1, within a tilted card's proportions) that
+    steps to the table all round; the network sees two whole cards in it, each longer
+    for its width than the outline: two cards."""
+    w = 260.0 / 1.57
+    a = math.radians(angle)
+    along = np.array([math.cos(a), math.sin(a)]) * w / 2
+    boxes = [card_box(*(np.array([640.0, 360.0]) + s * along), angle) for s in (-1, 1)]
+    img, truth = scene(deck, kind, [("2d", boxes[0]), ("5c", boxes[1])])
+    quads = find_cards(img)
+    assert all(best_iou(quads, t.corners) > 0.8 for t in truth)
+    assert len(quads) == 2, [q.corners.round().tolist() for q in quads]

@@ -609,8 +609,8 @@ def _spans_two(blob: Quad, cards: list[Quad]) -> bool:
                for i, a in enumerate(inside) for b in inside[i + 1:])
 
 
-def _elongation(q: np.ndarray) -> float:
-    """A quad's long/short proportion: the mean of its opposite sides'."""
+def elongation(q: np.ndarray) -> float:
+    """A quad's long/short proportion, from the sums of its opposite sides."""
     s = _sides(q.tolist())
     a, b = s[0] + s[2], s[1] + s[3]
     return max(a, b) / max(1e-6, min(a, b))
@@ -630,8 +630,8 @@ def _holds_pair(blob: Quad, cards: list[Quad]) -> bool:
     in a row of which the network saw two, is longer than its pair and stays."""
     pair = [c for c in cards if c.visible >= 0.9 and c.area >= 0.33 * blob.area
             and _holds_point(blob, c.center)]
-    return len(pair) == 2 and (_elongation(pair[0].corners) + _elongation(pair[1].corners)
-                               ) / 2 > _elongation(blob.corners)
+    return len(pair) == 2 and (elongation(pair[0].corners) + elongation(pair[1].corners)
+                               ) / 2 > elongation(blob.corners)
 
 
 def _holds_three(blob: Quad, cards: list[Quad]) -> bool:

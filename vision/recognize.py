@@ -255,13 +255,6 @@ OVERLAP = 0.03  # of a card's outline inside another's: the two overlap
 PART_CONTRAST, PART_SIMILARITY = 0.8, 0.9
 
 
-def _proportions(corners: np.ndarray) -> float:
-    p = np.asarray(corners, np.float64)
-    s = [float(np.linalg.norm(p[i] - p[(i + 1) % 4])) for i in range(4)]
-    a, b = s[0] + s[2], s[1] + s[3]
-    return max(a, b) / max(1e-6, min(a, b))
-
-
 def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCard]:
     """Every card in a photo (any background, any rotation) with its identity.
 
@@ -269,11 +262,11 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
     the stock, another card, a hand) is named from its visible end against the same
     end of every face, when that end tells it apart; otherwise it stays unknown.
     """
-    from vision.detect import find_cards, warp_card
+    from vision.detect import elongation, find_cards, warp_card
 
     # Squarer than this deck's cards can look at 35 degrees of tilt: part of a card
     # (the briscola's visible half beside the stock), not a card to stretch whole.
-    quads = [q for q in find_cards(image) if _proportions(q.corners)
+    quads = [q for q in find_cards(image) if elongation(q.corners)
              >= SQUAREST * recognizer.deck.ratio or q.visible < WHOLE_VISIBLE]
     if not quads:
         return _whole(image, recognizer)
