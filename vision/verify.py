@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.align import AFFINE, HOMOGRAPHY, EccTemplate, align
 from vision.embed import PATCH_H, PATCH_W
 
 CHROMA_REACH = 12.0  # px: tints smoother than this are the light's, not the card's
@@ -50,11 +51,12 @@ MAX_BEND = 0.4  # and the largest change of scale from one end of the patch to t
 # where two faces differ a soft view sits between both sharp faces. Both faces softened
 # like the view, it sides with its own again (a 4 of clubs against the 4 of spades).
 SOFTER = (0.0, 0.6, 1.1, 1.6)
-_ECC = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-4)
-_ECC_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 10, 1e-3)
+# ECC's steps and the change of correlation it stops at.
+_ECC = (30, 1e-4)
+_ECC_FINE = (10, 1e-3)
 # Faces after the first start from the first one's warp: the corners' error belongs to
 # the patch, not to the face, so a few steps settle what is each face's own.
-_ECC_WARM = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 8, 1e-4)
+_ECC_WARM = (8, 1e-4)
 
 
 @dataclass(frozen=True)
@@ -182,6 +184,14 @@ class FaceTemplates:
                                                         interpolation=cv2.INTER_AREA),
                                              (0, 0), 0.7) for x in self._labs]
         self._gray = [cv2.GaussianBlur(x[..., 0], (0, 0), 1.0) for x in self._labs]
+        self._ecc_tpl: dict[tuple[int, int], EccTemplate] = {}  # made when first aligned to
+
+    def _ecc(self, row: int, motion: int) -> EccTemplate:
+        hit = self._ecc_tpl.get((row, motion))
+        if hit is None:
+            face = self._small_gray[row] if motion == AFFINE else self._gray[row]
+            hit = self._ecc_tpl[row, motion] = EccTemplate(face, motion)
+        return hit
 
     @property
     def codes(self) -> list[str]:
@@ -210,11 +220,9 @@ class FaceTemplates:
             coarse, warp = start, start_fine.copy()
         else:
             warp = np.eye(2, 3, dtype=np.float32) if start is None else start.copy()
-            try:
-                _, warp = cv2.findTransformECC(self._small_gray[row], small_gray, warp,
-                                               cv2.MOTION_AFFINE,
-                                               _ECC if start is None else _ECC_WARM, None, 1)
-            except cv2.error:  # a blank or wildly different patch
+            warp = align(self._ecc(row, AFFINE), small_gray, warp,
+                         *(_ECC if start is None else _ECC_WARM))
+            if warp is None:  # a blank or wildly different patch
                 return None, None, None
             coarse = warp
             s = w / self.coarse_size[0]
@@ -223,11 +231,9 @@ class FaceTemplates:
             t = s * warp[:, 2] + 0.5 * (s - 1) * (1 - a.sum(axis=1))
             warp = np.vstack([np.hstack([a, t[:, None]]), [0.0, 0.0, 1.0]]).astype(np.float32)
         if gray is not None:
-            try:
-                _, warp = cv2.findTransformECC(self._gray[row], gray, warp,
-                                               cv2.MOTION_HOMOGRAPHY, _ECC_FINE, None, 1)
-            except cv2.error:
-                pass  # keep the coarse warp
+            fine = align(self._ecc(row, HOMOGRAPHY), gray, warp, *_ECC_FINE)
+            if fine is not None:  # else keep the coarse warp
+                warp = fine
         # The detector's corners are off by a few pixels, not by a pip: a warp that has to
         # stretch, slide or bend the patch further is fitting part of a card (or another
         # card's layout) onto a whole face, and what it would show is no evidence.
