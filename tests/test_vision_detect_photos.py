@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.card_net import quad_inside, quad_iou
+from vision.card_net import NetCard, _suppress, quad_inside, quad_iou
 from vision.deck_art import DeckStyle, render_deck
 from vision.detect import find_cards
 from vision.detect_scenes import background, lay_cards
@@ -402,3 +402,19 @@ def test_two_cards_side_by_side_are_two_cards_not_one_clean_blob(deck, kind, ang
     quads = find_cards(img)
     assert all(best_iou(quads, t.corners) > 0.8 for t in truth)
     assert len(quads) == 2, [q.corners.round().tolist() for q in quads]
+
+
+def _net_card(x: float, y: float, w: float, h: float, score: float) -> NetCard:
+    corners = np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+    return NetCard(corners, score, 1.0)
+
+
+def test_the_networks_duplicates_are_suppressed_and_neighbours_kept():
+    sure = _net_card(100, 100, 60, 90, 0.9)
+    twin = _net_card(104, 103, 60, 90, 0.6)  # the same card, reported twice
+    panel = _net_card(110, 110, 40, 40, 0.8)  # a panel inside it
+    touching = _net_card(160, 100, 60, 90, 0.7)  # the next card, edge to edge
+    apart = _net_card(400, 300, 60, 90, 0.5)
+    under = _net_card(130, 100, 60, 90, 0.55)  # half under the sure one: a card of its own
+    kept = _suppress([sure, panel, touching, twin, under, apart])
+    assert kept == [sure, touching, under, apart]

@@ -61,10 +61,19 @@ def _suppress(cards: list[NetCard], max_iou: float = 0.5, max_inside: float = 0.
     the less sure lies mostly inside the other (a half or a panel of one card). A card
     at least half visible under another is never mostly inside it."""
     keep: list[NetCard] = []
+    boxes: list[tuple[np.ndarray, np.ndarray]] = []
     for k in cards:
-        if all(quad_iou(k.corners, j.corners) < max_iou
-               and quad_inside(k.corners, j.corners) < max_inside for j in keep):
+        lo, hi = k.corners.min(axis=0), k.corners.max(axis=0)
+        for j, (jlo, jhi) in zip(keep, boxes, strict=True):
+            if (lo >= jhi).any() or (jlo >= hi).any():
+                continue  # (apart: most pairs, and no polygon sums needed)
+            inter, ak, aj = _overlap(k.corners, j.corners)
+            union = ak + aj - inter
+            if (union > 0 and inter / union >= max_iou) or (ak > 0 and inter / ak >= max_inside):
+                break
+        else:
             keep.append(k)
+            boxes.append((lo, hi))
     return keep
 
 
