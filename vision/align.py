@@ -15,6 +15,8 @@ lose a 5 from a 6). The warp found maps the face's pixels into the patch, as
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -22,6 +24,14 @@ AFFINE, HOMOGRAPHY = cv2.MOTION_AFFINE, cv2.MOTION_HOMOGRAPHY
 _FLAGS = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
 _BORDER = cv2.BORDER_REPLICATE
 _EYE = np.eye(3)
+
+
+@functools.lru_cache(maxsize=8)
+def _grid(w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel x and y of a ``w`` x ``h`` image (one pair for every face of a size)."""
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    x.flags.writeable = y.flags.writeable = False  # shared: read only
+    return x, y
 
 
 class EccTemplate:
@@ -33,8 +43,7 @@ class EccTemplate:
         t = np.ascontiguousarray(face, np.float32)
         h, w = t.shape
         self.motion, self.size = motion, (w, h)
-        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
-        self.x, self.y = x, y
+        self.x, self.y = _grid(w, h)
         z = t - t.mean()
         self.zero_mean = z.ravel()
         self.norm2 = float(self.zero_mean @ self.zero_mean)
