@@ -9,7 +9,7 @@ forward compositional form: the step is composed onto the warp), so the Jacobian
 the same few products at the identity every time. The face's gradients are not used:
 a face is sharper than a camera's view of it, and steps linearised on the face settle
 short of the best alignment (measured: a few hundredths of correlation, enough to
-lose a 5 from a 6). The warp found maps the face's pixels into the patch, as
+leave a 7 of coins unknown against the 6). The warp found maps the face's pixels into the patch, as
 ``findTransformECC``'s does.
 """
 
@@ -96,7 +96,7 @@ def align(tpl: EccTemplate, image: np.ndarray, warp: np.ndarray, iterations: int
             np.multiply(r, -x, out=jac[6])
             np.multiply(r, -y, out=jac[7])
         j = jac.reshape(n, -1)
-        # Both solves at once; (cv2's small solves cost a tenth of numpy.linalg's here.)
+        # Both solves at once (cv2's small solves cost a tenth of numpy.linalg's here).
         rhs = np.empty((n, 2), np.float64)
         rhs[:, 0] = j @ v
         rhs[:, 1] = j @ t
