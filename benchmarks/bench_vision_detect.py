@@ -3,6 +3,7 @@ figures; the honest measure is bench_vision_photos.py on real photographs).
 
     python benchmarks/bench_vision_detect.py [--scenes 120] [--seed 91] [--size 1280x720]
                                              [--detector merged|masks|net]
+                                             [--deck ../shared/decks/toscane] [--dump FILE]
 
 Each scene is drawn by ``vision.detect_scenes.detection_scene`` (the detector's own
 training generator) with procedural decks from styles >= 2,000,000, which no model
@@ -19,6 +20,14 @@ runs it; ``masks``: the colour masks alone; ``net``: the learned detector alone)
             <= 0.3 with every card), or inside a card (a pip block, a panel, part
             of a card reported as a smaller card)
   ms        median ms per scene, one thread
+
+With ``--deck DIR`` the scenes are drawn with that deck's scans instead (a real deck:
+still never trained on by the detector), the deck is enrolled from the same scans, and
+the whole of ``find_and_identify`` runs, as ``recognize`` does: the figures are then
+those of the reports it keeps, with the names of the cards found (right, WRONG,
+unknown). ``--dump FILE`` writes one line per report (what it is, the detector's
+visible fraction, its identity and the comparison's similarity and contrast), from
+which the rules' cut-offs are chosen.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import argparse
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -69,6 +79,24 @@ def detector(kind: str):
     return find_cards
 
 
+def identifier(deck_dir: Path):
+    """The faces of a real deck (drawn at the width of the procedural ones) and
+    ``find_and_identify`` with the deck enrolled from its scans."""
+    from vision.deck_folder import face_ratio, load_deck_faces
+    from vision.embed import Embedder
+    from vision.enroll import card_patch, enroll_patches
+    from vision.recognize import Recognizer, find_and_identify
+
+    faces = load_deck_faces(deck_dir, alpha=True)
+    embedder = Embedder(threads=1)
+    deck = enroll_patches({c: card_patch(f) for c, f in faces.items()}, embedder,
+                          deck_dir.name, face_ratio(faces))
+    rec = Recognizer(deck, embedder)
+    drawn = {c: cv2.resize(f, (320, round(320 * f.shape[0] / f.shape[1])),
+                           interpolation=cv2.INTER_AREA) for c, f in faces.items()}
+    return [drawn], lambda img: find_and_identify(img, rec)
+
+
 def corner_error(a: np.ndarray, b: np.ndarray) -> float:
     return min(float(np.linalg.norm(np.roll(a, r, 0) - b, axis=1).max()) for r in range(4))
 
@@ -81,6 +109,9 @@ def main() -> int:
     ap.add_argument("--detector", choices=("merged", "masks", "net"), default="merged")
     ap.add_argument("--net-side", type=int, help="the network's input long side (default: "
                     "the model's own)")
+    ap.add_argument("--deck", type=Path, help="draw the scenes with this deck folder's scans "
+                    "and run find_and_identify with it enrolled")
+    ap.add_argument("--dump", type=Path, help="write one line per report to this file")
     args = ap.parse_args()
     if args.net_side:
         learned_detectors()[0].long_side = args.net_side
@@ -90,18 +121,27 @@ def main() -> int:
     rng = np.random.default_rng(args.seed)
     decks = scene_decks(VAL_DECK0 + rng.integers(0, 1_000_000, 6), width=320)
     find = detector(args.detector)
+    if args.deck:
+        if not args.deck.is_dir():
+            print(f"skipped: no deck folder {args.deck}")
+            return 0
+        decks, find = identifier(args.deck)
+    names = Counter()
+    wrong: list[str] = []
+    rows: list[str] = []
     find(np.zeros((h, w, 3), np.uint8))  # models loaded before the clock starts
     full = [0, 0]
     part = [0, 0]
     errs: list[float] = []
     false_cloth = false_inside = 0
     ms: list[float] = []
-    for _ in range(args.scenes):
+    for scene in range(args.scenes):
         img, cards = detection_scene(rng, decks, (w, h), card_px=(90, 420))
         t0 = time.perf_counter()
         quads = find(img)
         ms.append((time.perf_counter() - t0) * 1000)
         used: set[int] = set()
+        what: dict[int, str] = {}
         for c in cards:
             cx, cy = c.corners.mean(0)
             if c.visible < 0.5 or not (0 <= cx < w and 0 <= cy < h):
@@ -115,13 +155,32 @@ def main() -> int:
                 tally[0] += 1
                 if c.visible >= 0.97:
                     errs.append(corner_error(quads[best[1]].corners, c.corners))
+                what[best[1]] = "full" if c.visible >= 0.97 else "partial"
+                ident = getattr(quads[best[1]], "identity", None)
+                if ident is not None:
+                    got, true = ident.card, "back" if c.back else c.code
+                    names["unknown" if got is None else "right" if got == true else "wrong"] += 1
+                    if got is not None and got != true:
+                        wrong.append(f"{true}->{got} ({c.visible:.2f} visible)")
         for i, q in enumerate(quads):
             if i in used or any(quad_iou(q.corners, c.corners) > 0.3 for c in cards):
+                what.setdefault(i, "other")  # a card under half in view, or met twice
                 continue
             if any(quad_inside(q.corners, c.corners) > 0.7 for c in cards):
                 false_inside += 1
+                what[i] = "false_inside"
             else:
                 false_cloth += 1
+                what[i] = "false_cloth"
+        for i, q in enumerate(quads):
+            ident = getattr(q, "identity", None)
+            rows.append("\t".join(map(str, (
+                scene, what[i], round(float(q.visible), 3), round(float(
+                    abs(cv2.contourArea(np.float32(q.corners)))), 1),
+                None if ident is None else ident.card,
+                None if ident is None else round(float(ident.confidence), 4),
+                None if ident is None else round(float(ident.similarity), 4),
+                None if ident is None else ident.contrast))))
     n = args.scenes
     print(f"{args.detector}: {n} scenes {w}x{h}, styles never trained on (seed {args.seed})")
     print(f"  full    {full[0]}/{full[1]} ({100 * full[0] / max(1, full[1]):.1f}%), "
@@ -130,7 +189,13 @@ def main() -> int:
     print(f"  partial {part[0]}/{part[1]} ({100 * part[0] / max(1, part[1]):.1f}%)")
     print(f"  false   {false_cloth + false_inside} ({(false_cloth + false_inside) / n:.2f} per "
           f"scene: {false_cloth} on cloth or objects, {false_inside} inside a card)")
+    if args.deck:
+        print(f"  names   right {names['right']}, WRONG {names['wrong']} {wrong}, "
+              f"unknown {names['unknown']} (deck {args.deck.name})")
     print(f"  ms      median {statistics.median(ms):.1f} per scene")
+    if args.dump:
+        args.dump.write_text("scene\tkind\tvisible\tarea\tcard\tconfidence\tsimilarity\tcontrast\n"
+                             + "\n".join(rows) + "\n")
     return 0
 
 

@@ -40,6 +40,14 @@ STOCK_WHITE, PRINT_STD = 60.0, 13.0
 # a panel inside a card (generated scenes: all of them were).
 NET_MIN_PX = 8.0
 SHEET = 2.5  # a blob this many times the network's cards' median area is no card of theirs
+# One deck's cards in one picture (:func:`one_deck`): the steepest tilt of the camera and a
+# phone's widest lens (focal length over the picture's long side: 65 degrees across) bound
+# how much smaller one card can look than another; a report under SIZE_MARGIN of that
+# bound (corner errors, a card cut by the picture's edge) is no card.
+MAX_TILT, PHONE_FOCAL, SIZE_MARGIN = 35.0, 0.78, 0.5
+WHOLE_SEEN = 0.85  # a report the detector sees this much of is a whole card (as recognize)
+HIDDEN = 0.6  # more of a report than this inside another: under it or part of it
+PART = 0.7  # a report under this share of a card's area is a part of one (see one_deck)
 
 
 @dataclass
@@ -48,6 +56,7 @@ class Quad:
     area: float
     fill: float  # blob area / quad area: 1 for a clean card
     visible: float = 1.0  # the fraction of the card in view (the learned detector's estimate)
+    net: bool = False  # reported by the learned detector (which was taught cards, not books)
 
     @property
     def center(self) -> np.ndarray:
@@ -522,7 +531,7 @@ def find_cards(image: np.ndarray) -> list[Quad]:
         for i, q in zip(todo, refiner.refine(image, [corners[i] for i in todo]), strict=True):
             corners[i] = q
     learned = [Quad(q.astype(np.float32), abs(cv2.contourArea(q.astype(np.float32))), 1.0,
-                    min(1.0, c.visible)) for c, q in zip(found, corners, strict=True)]
+                    min(1.0, c.visible), True) for c, q in zip(found, corners, strict=True)]
     if learned:
         # The cards of one deck are of one size: a blob the network does not report,
         # much bigger than the cards it does, is a sheet of paper or a book.
@@ -569,7 +578,65 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     extra = [n for n in learned if all(
         quad_iou(n.corners, e.corners) < 0.3 and quad_inside(n.corners, e.corners) < 0.5
         and quad_inside(e.corners, n.corners) < 0.7 for e in exact)]
-    return exact + extra
+    # (The cards whose size can be trusted: those the network sees, and clean outlines.)
+    return one_deck(exact + extra, max(image.shape[:2]),
+                    [q for q in exact if clean(q)] + learned)
+
+
+def least_area_ratio(distance: float, long_side: float) -> float:
+    """The smallest area two cards of one deck can show, one over the other, when their
+    centres lie ``distance`` pixels apart in a picture ``long_side`` pixels long.
+
+    A flat card's area in the picture goes as the cube of ``1 - (y / f) tan(tilt)``
+    (``y`` along the tilt, ``f`` the focal length): the plane's homography's Jacobian.
+    At the steepest tilt allowed (:data:`MAX_TILT`) and a phone's widest lens
+    (:data:`PHONE_FOCAL`), that factor is smallest at the picture's far edge, where a
+    step of ``distance`` changes it most.
+    """
+    t = math.tan(math.radians(MAX_TILT))
+    far = 1.0 - 0.5 / PHONE_FOCAL * t  # the factor at the far edge of the picture
+    return (far / (far + distance / (PHONE_FOCAL * long_side) * t)) ** 3
+
+
+def one_deck(cards: list[Quad], long_side: float, sure: list[Quad]) -> list[Quad]:
+    """What can be cards of one deck lying flat, of all the reports of a picture.
+
+    ``sure`` are the reports whose size can be trusted to be a card's: the learned
+    detector's cards and the clean mask outlines.
+
+    - The cards of one deck are of one size: a report far smaller than a sure card
+      beside it, under half of the least that perspective allows
+      (:func:`least_area_ratio`), is a check of the cloth, a sticker, a pip block.
+    - A report mostly inside a card the learned detector sees is a part of it (a
+      panel, a half: smaller than a card), a card mostly under it (seen partly), or a
+      whole card lying on it (then the other shows enough of itself). Two reports of a
+      card's size that overlap by most of both are one card on the other, mostly
+      hidden: the one the detector sees less of goes. (A card is reported only when
+      half of it shows.)
+    """
+    from vision.card_net import _overlap
+
+    sized = [q for q in cards if not any(
+        q.area < SIZE_MARGIN * n.area * least_area_ratio(
+            math.dist(q.center, n.center), long_side) for n in sure if n is not q)]
+    typical = statistics.median(n.area for n in sure) if sure else 0.0
+    out: list[Quad] = []
+    for q in sorted(sized, key=lambda q: -q.area):  # a card before its parts
+        for i, k in enumerate(out):
+            inter, aq, ak = _overlap(q.corners, k.corners)
+            if inter <= HIDDEN * aq:  # (q is the smaller: sorted)
+                continue
+            if inter > HIDDEN * ak:  # one card of two, the other mostly under it
+                if q.visible > k.visible:
+                    out[i] = q
+                break
+            if not k.net:
+                continue  # (a mask blob, a sheet or a book: the rules above judged it)
+            if aq < PART * min(ak, typical) or q.visible < WHOLE_SEEN:
+                break  # a part of k, or a card mostly under it
+        else:
+            out.append(q)
+    return out
 
 
 def _clean(image: np.ndarray, q: Quad) -> bool:

@@ -30,6 +30,7 @@ class TruthCard:
     corners: np.ndarray  # (4, 2) image pixels, card order TL TR BR BL of the face
     visible: float  # fraction of the card's area that can be seen in the image
     back: bool
+    code: str | None = None  # the face's card code, where the scene knows it
 
 
 # -- backgrounds ---------------------------------------------------------------------
@@ -308,7 +309,8 @@ def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]]
         dst = cv2.perspectiveTransform(box.reshape(-1, 1, 2).astype(np.float32), view).reshape(4, 2)
         if rng.random() < 0.5:  # the card lies upside down: its corner 0 is at the bottom
             dst = np.roll(dst, 2, axis=0)
-        placed.append((deck["back"] if back else deck[codes[rng.integers(len(codes))]], dst, back))
+        code = None if back else codes[rng.integers(len(codes))]  # (the same draws as ever)
+        placed.append((deck["back"] if back else deck[code], dst, back, code))
     hand = rng.random() < 0.3
     img, truth = lay_cards(img, placed, hand_rng=rng if hand else None, card_px=long_px)
     if rng.random() < 0.6:
@@ -320,16 +322,16 @@ def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]]
     return degrade(img, rng, blur=1.0, noise=5.0), truth
 
 
-def lay_cards(img: np.ndarray, placed: list[tuple[np.ndarray, np.ndarray, bool]],
-              hand_rng: np.random.Generator | None = None, card_px: float = 100.0,
-              ) -> tuple[np.ndarray, list[TruthCard]]:
-    """Cards (face image, corners in the picture, is a back) laid in order, each on the
-    ones before, with a soft contact shadow; a hand over them with ``hand_rng``.
+def lay_cards(img: np.ndarray, placed: list[tuple], hand_rng: np.random.Generator | None = None,
+              card_px: float = 100.0) -> tuple[np.ndarray, list[TruthCard]]:
+    """Cards (face image, corners in the picture, is a back, and optionally the card's
+    code) laid in order, each on the ones before, with a soft contact shadow; a hand over
+    them with ``hand_rng``.
     Returns the picture and every card's truth, its visible fraction counted."""
     h, w = img.shape[:2]
     ids = np.zeros((h, w), np.int16)
     kept = []
-    for i, (face, dst, back) in enumerate(placed, start=1):
+    for i, (face, dst, back, *code) in enumerate(placed, start=1):
         fh, fw = face.shape[:2]
         src = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
         m = cv2.getPerspectiveTransform(src, np.float32(dst))
@@ -342,14 +344,14 @@ def lay_cards(img: np.ndarray, placed: list[tuple[np.ndarray, np.ndarray, bool]]
         alpha = mask[..., None].astype(np.float32) / 255.0
         img = (warped * alpha + img * (1 - alpha)).astype(np.uint8)
         ids[mask > 127] = i
-        kept.append((i, np.float32(dst), back))
+        kept.append((i, np.float32(dst), back, code[0] if code else None))
     if hand_rng is not None:
         ids[_hand(img, hand_rng, card_px) > 0] = 0
     counts = np.bincount(ids.ravel(), minlength=len(placed) + 1)
     truth = []
-    for i, dst, back in kept:
+    for i, dst, back, code in kept:
         area = abs(cv2.contourArea(dst))
-        truth.append(TruthCard(dst, float(min(1.0, counts[i] / max(area, 1))), back))
+        truth.append(TruthCard(dst, float(min(1.0, counts[i] / max(area, 1))), back, code))
     return img, truth
 
 

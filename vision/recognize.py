@@ -174,6 +174,10 @@ class Recognizer:
             templates = self._halves[rows] = half_templates(self.deck.faces(), rows)
         ends = (templates.match(patch[:rows]), templates.match(patch[::-1, ::-1][:rows]))
         named = {v.card for v in ends if v.card is not None}
+        # (Unnamed, it keeps how like a face's rows its likelier end is: a part of a
+        # card of this deck, or something else, see find_and_identify.)
+        like = round(max(v.similarity for v in ends), 4)
+        unknown = replace(unknown, confidence=like, similarity=like)
         if len(named) != 1:
             return replace(unknown, candidates=tuple(dict.fromkeys(
                 c for v in ends for c in v.ranked[:2])))
