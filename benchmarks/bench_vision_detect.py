@@ -82,7 +82,7 @@ def detector(kind: str):
 def identifier(deck_dir: Path):
     """The faces of a real deck (drawn at the width of the procedural ones) and
     ``find_and_identify`` with the deck enrolled from its scans."""
-    from vision.deck_folder import face_ratio, load_deck_faces
+    from vision.deck_folder import face_ratio, load_deck_faces, on_white
     from vision.embed import Embedder
     from vision.enroll import card_patch, enroll_patches
     from vision.recognize import Recognizer, find_and_identify
@@ -92,7 +92,7 @@ def identifier(deck_dir: Path):
     deck = enroll_patches({c: card_patch(f) for c, f in faces.items()}, embedder,
                           deck_dir.name, face_ratio(faces))
     rec = Recognizer(deck, embedder)
-    drawn = {c: cv2.resize(f, (320, round(320 * f.shape[0] / f.shape[1])),
+    drawn = {c: cv2.resize(on_white(f), (320, round(320 * f.shape[0] / f.shape[1])),
                            interpolation=cv2.INTER_AREA) for c, f in faces.items()}
     return [drawn], lambda img: find_and_identify(img, rec)
 

@@ -96,3 +96,20 @@ def test_a_card_on_a_book_the_masks_outline_stays():
     book = quad(200, 100, 420, 560, net=False)
     card = quad(300, 200, 120, 190, visible=0.97)
     assert one_deck([book, card], 1280, [card]) == [book, card]
+
+
+def test_an_unnamed_report_far_smaller_than_a_named_face_beside_it_is_dropped():
+    """A face named is a card of the deck, so its size is a card's, even where the
+    detector alone could not tell (a mask outline that is not clean)."""
+    from vision.recognize import Identity, SeenCard, _card_sized
+
+    def seen(x, y, w, h, card):
+        corners = np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+        return SeenCard(corners, Identity(card, 0.9, 0.9, 0.1, False))
+
+    face = seen(300, 200, 120, 190, "2b")
+    check = seen(470, 300, 35, 35, None)  # a square of the cloth beside it
+    small_face = seen(480, 100, 35, 55, "7c")  # named: kept whatever its size
+    far = seen(1100, 600, 60, 95, None)  # a quarter of its area, far off: may be a card
+    assert _card_sized([face, check, small_face, far], 1280) == [face, small_face, far]
+    assert _card_sized([check, far], 1280) == [check, far]  # nothing named: nothing to go by

@@ -12,10 +12,12 @@ evidence stays missing: the referee never gets a guess.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.deck import BACK, EnrolledDeck
@@ -296,5 +298,18 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
     if not any(recognizer.is_face(s.identity) for s in out):
         # Nothing named: the picture may be one card filling it (a scan, a crop).
         return _whole(image, recognizer) or out
-    return out
+    return _card_sized(out, max(image.shape[:2]))
+
+
+def _card_sized(seen: list[SeenCard], long_side: float) -> list[SeenCard]:
+    """A face named is a card of the deck, so its size is a card's: an unnamed report
+    far smaller than a named face beside it is no card (the rule of
+    :func:`vision.detect.one_deck`, where the detector alone could not tell)."""
+    from vision.detect import SIZE_MARGIN, least_area_ratio
+
+    named = [(s.corners.mean(0), abs(cv2.contourArea(np.float32(s.corners))))
+             for s in seen if s.identity.card not in (None, BACK)]
+    return [s for s in seen if s.identity.card is not None or not any(
+        abs(cv2.contourArea(np.float32(s.corners))) < SIZE_MARGIN * area * least_area_ratio(
+            math.dist(s.corners.mean(0), centre), long_side) for centre, area in named)]
 
