@@ -114,12 +114,3 @@ def test_an_unnamed_report_far_smaller_than_a_named_face_beside_it_is_dropped():
     assert _card_sized([face, check, small_face, far], 1280) == [face, small_face, far]
     assert _card_sized([check, far], 1280) == [check, far]  # nothing named: nothing to go by
 
-
-def test_a_sheet_the_network_takes_for_a_card_is_too_big_for_the_cards_beside_it():
-    """A report far larger than every other sure card, two or more, is a sheet or a book.
-    With one other only, the larger is taken for the card: a check of the cloth or a
-    sticker beside a card is the commoner case."""
-    a, b = quad(300, 300, 60, 95), quad(380, 310, 60, 95)
-    sheet = quad(500, 100, 300, 420, visible=0.95)
-    assert one_deck([sheet, a, b], 1280, [sheet, a, b]) == [a, b]
-    assert one_deck([sheet, a], 1280, [sheet, a]) == [sheet]

@@ -606,8 +606,7 @@ def one_deck(cards: list[Quad], long_side: float, sure: list[Quad]) -> list[Quad
 
     - The cards of one deck are of one size: a report far smaller than a sure card
       beside it, under half of the least that perspective allows
-      (:func:`least_area_ratio`), is a check of the cloth, a sticker, a pip block;
-      a sure card far larger than every other (two or more) is a sheet or a book.
+      (:func:`least_area_ratio`), is a check of the cloth, a sticker, a pip block.
     - A report mostly inside a card the learned detector sees is a part of it (a
       panel, a half: smaller than a card), a card mostly under it (seen partly), or a
       whole card lying on it (then the other shows enough of itself). Two reports of a
@@ -621,15 +620,9 @@ def one_deck(cards: list[Quad], long_side: float, sure: list[Quad]) -> list[Quad
         return q.area < SIZE_MARGIN * n.area * least_area_ratio(
             math.dist(q.center, n.center), long_side)
 
-    # A sure card too big for every other, two or more, is a written sheet or a book the
-    # network took for a card (seed 91's 43rd scene): the others set the size.
-    def sheet(q: Quad) -> bool:
-        others = [n for n in sure if n is not q]
-        return len(others) >= 2 and all(too_small(n, q) for n in others)
-
-    sure = [n for n in sure if not sheet(n)]
-    sized = [q for q in cards if not sheet(q)
-             and not any(too_small(q, n) for n in sure if n is not q)]
+    # (Which of two sizes is a card's is told by what is trusted, not by numbers: a card
+    # beside two checks of the cloth is outnumbered, as a sheet beside two cards is.)
+    sized = [q for q in cards if not any(too_small(q, n) for n in sure if n is not q)]
     typical = statistics.median(n.area for n in sure) if sure else 0.0
     out: list[Quad] = []
     for q in sorted(sized, key=lambda q: -q.area):  # a card before its parts
