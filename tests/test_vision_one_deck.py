@@ -114,3 +114,26 @@ def test_an_unnamed_report_far_smaller_than_a_named_face_beside_it_is_dropped():
     assert _card_sized([face, check, small_face, far], 1280) == [face, small_face, far]
     assert _card_sized([check, far], 1280) == [check, far]  # nothing named: nothing to go by
 
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1080, 1920)])
+def test_the_perspective_bound_holds_for_every_pair_of_cards_in_the_generated_scenes(size):
+    """The views the detector is trained and measured on (detect_scenes: tilted up to 40
+    degrees, pictures stored squashed): no two cards of a scene, half or more in view,
+    differ in area by more than the bound allows."""
+    from vision.detect_scenes import detection_scene, scene_decks
+
+    w, h = size
+    rng = np.random.default_rng(11)
+    decks = scene_decks([2_000_011, 2_000_012], width=64)
+    pairs = []
+    for _ in range(60):
+        _img, cards = detection_scene(rng, decks, size, card_px=(90, 420))
+        seen = [(c.corners.mean(0), abs(cv2.contourArea(c.corners))) for c in cards
+                if c.visible >= 0.5 and 0 <= c.corners.mean(0)[0] < w
+                and 0 <= c.corners.mean(0)[1] < h]
+        for (ca, aa), (cb, ab) in itertools.combinations(seen, 2):
+            bound = least_area_ratio(float(np.linalg.norm(ca - cb)), max(w, h))
+            pairs.append(min(aa, ab) / max(aa, ab) / bound)
+    assert len(pairs) > 200
+    assert min(pairs) >= 0.9
