@@ -182,7 +182,8 @@ def main() -> int:
                 None if ident is None else round(float(ident.similarity), 4),
                 None if ident is None else ident.contrast))))
     n = args.scenes
-    print(f"{args.detector}: {n} scenes {w}x{h}, styles never trained on (seed {args.seed})")
+    drawn = f"deck {args.deck.name}" if args.deck else "styles never trained on"
+    print(f"{args.detector}: {n} scenes {w}x{h}, {drawn} (seed {args.seed})")
     print(f"  full    {full[0]}/{full[1]} ({100 * full[0] / max(1, full[1]):.1f}%), "
           f"corner error median {statistics.median(errs) if errs else float('nan'):.1f} px, "
           f"p90 {np.percentile(errs, 90) if errs else float('nan'):.1f} px")
