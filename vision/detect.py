@@ -601,6 +601,13 @@ def least_area_ratio(distance: float, long_side: float) -> float:
     return (far / (far + distance / (PHONE_FOCAL * long_side) * t)) ** 3
 
 
+def too_small(area: float, centre, card_area: float, card_centre, long_side: float) -> bool:
+    """Whether ``area`` at ``centre`` is under :data:`SIZE_MARGIN` of the least a card of
+    the same deck as one of ``card_area`` at ``card_centre`` can show."""
+    return area < SIZE_MARGIN * card_area * least_area_ratio(
+        math.dist(centre, card_centre), long_side)
+
+
 def one_deck(cards: list[Quad], long_side: float, sure: list[Quad]) -> list[Quad]:
     """What can be cards of one deck lying flat, of all the reports of a picture.
 
@@ -619,13 +626,10 @@ def one_deck(cards: list[Quad], long_side: float, sure: list[Quad]) -> list[Quad
     """
     from vision.card_net import _overlap
 
-    def too_small(q: Quad, n: Quad) -> bool:  # to be a card of the same deck as n
-        return q.area < SIZE_MARGIN * n.area * least_area_ratio(
-            math.dist(q.center, n.center), long_side)
-
     # (Which of two sizes is a card's is told by what is trusted, not by numbers: a card
     # beside two checks of the cloth is outnumbered, as a sheet beside two cards is.)
-    sized = [q for q in cards if not any(too_small(q, n) for n in sure if n is not q)]
+    sized = [q for q in cards if not any(too_small(q.area, q.center, n.area, n.center, long_side)
+                                         for n in sure if n is not q)]
     typical = statistics.median(n.area for n in sure) if sure else 0.0
     out: list[Quad] = []
     for q in sorted(sized, key=lambda q: -q.area):  # a card before its parts

@@ -12,7 +12,6 @@ evidence stays missing: the referee never gets a guess.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -176,8 +175,8 @@ class Recognizer:
             templates = self._halves[rows] = half_templates(self.deck.faces(), rows)
         ends = (templates.match(patch[:rows]), templates.match(patch[::-1, ::-1][:rows]))
         named = {v.card for v in ends if v.card is not None}
-        # (Unnamed, it keeps how like a face's rows its likelier end is: a part of a
-        # card of this deck, or something else, see find_and_identify.)
+        # (Unnamed, it keeps how like a face's rows its likelier end is, as an unknown
+        # whole face keeps its aligned correlation: recognize --json's confidence.)
         like = round(max(v.similarity for v in ends), 4)
         unknown = replace(unknown, confidence=like, similarity=like)
         if len(named) != 1:
@@ -305,11 +304,12 @@ def _card_sized(seen: list[SeenCard], long_side: float) -> list[SeenCard]:
     """A face named is a card of the deck, so its size is a card's: an unnamed report
     far smaller than a named face beside it is no card (the rule of
     :func:`vision.detect.one_deck`, where the detector alone could not tell)."""
-    from vision.detect import SIZE_MARGIN, least_area_ratio
+    from vision.detect import too_small
 
-    named = [(s.corners.mean(0), abs(cv2.contourArea(np.float32(s.corners))))
-             for s in seen if s.identity.card not in (None, BACK)]
+    def size(s: SeenCard) -> tuple[float, np.ndarray]:
+        return abs(cv2.contourArea(np.float32(s.corners))), s.corners.mean(0)
+
+    named = [size(s) for s in seen if s.identity.card not in (None, BACK)]
     return [s for s in seen if s.identity.card is not None or not any(
-        abs(cv2.contourArea(np.float32(s.corners))) < SIZE_MARGIN * area * least_area_ratio(
-            math.dist(s.corners.mean(0), centre), long_side) for centre, area in named)]
+        too_small(*size(s), area, centre, long_side) for area, centre in named)]
 
