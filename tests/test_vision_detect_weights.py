@@ -37,7 +37,12 @@ def test_every_convolution_of_the_committed_model_is_recovered_with_its_bias():
 
 def test_the_rebuilt_keras_model_answers_as_the_tflite_model():
     pytest.importorskip("tensorflow", reason="TensorFlow comes with the [train] extra only")
-    from vision.detect_weights import max_difference, rebuild
+    from vision.detect_weights import calibrate, max_difference, rebuild
 
     model, tf = rebuild(MODEL_PATH)
     assert max_difference(model, tf, MODEL_PATH, scenes=2) < 1e-3
+    # Each normalisation given its input's own statistics computes the same.
+    calibrate(model, tf, scenes=4)
+    assert max_difference(model, tf, MODEL_PATH, scenes=2) < 1e-3
+    bn = next(layer for layer in model.layers if type(layer).__name__ == "BatchNormalization")
+    assert np.abs(bn.get_weights()[2]).max() > 0  # moving mean: no longer the folded zero
