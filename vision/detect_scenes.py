@@ -355,30 +355,39 @@ def lay_cards(img: np.ndarray, placed: list[tuple], hand_rng: np.random.Generato
     return img, truth
 
 
-def scene_decks(seeds, width: int = 64) -> list[dict[str, np.ndarray]]:
-    """Procedural decks drawn small (the detector never needs more detail)."""
+def scene_decks(seeds, width: int = 64, dressed: float = 0.0) -> list[dict[str, np.ndarray]]:
+    """Procedural decks drawn small (the detector never needs more detail); with
+    ``dressed``, that share of them (by seed) given the busier looks of printed decks
+    (``deck_looks.dress``)."""
     from vision.deck_art import DeckStyle, render_deck
+    from vision.deck_looks import dress
 
     out = []
     for s in seeds:
         deck = render_deck(DeckStyle.from_seed(int(s)))
-        out.append({c: cv2.resize(f, (width, round(width * f.shape[0] / f.shape[1])),
-                                  interpolation=cv2.INTER_AREA) for c, f in deck.items()})
+        deck = {c: cv2.resize(f, (width, round(width * f.shape[0] / f.shape[1])),
+                              interpolation=cv2.INTER_AREA) for c, f in deck.items()}
+        rng = np.random.default_rng(int(s) + 104_729)
+        if dressed and rng.random() < dressed:
+            deck = dress(deck, rng)
+        out.append(deck)
     return out
 
 
 def make_in_parallel(make, n: int, seed: int, deck0: int, workers: int, chunk: int,
-                     decks_per_chunk: int) -> tuple[np.ndarray, np.ndarray]:
+                     decks_per_chunk: int, extra: tuple = ()) -> tuple[np.ndarray, np.ndarray]:
     """A training set of ``n`` samples built by ``make((seed, count, deck_seeds))`` (a
     module-level function returning inputs and targets) in chunks over ``workers``
-    processes; each chunk draws its own deck styles from ``deck0`` on, by fixed seeds."""
+    processes; each chunk draws its own deck styles from ``deck0`` on, by fixed seeds.
+    Each job is (seed, count, deck seeds, *extra)."""
     from multiprocessing import Pool
 
     jobs = []
     for k in range(math.ceil(n / chunk)):
         rng = np.random.default_rng(seed + k)
         jobs.append((seed * 1000 + k, min(chunk, n - k * chunk),
-                     [int(s) for s in deck0 + rng.integers(0, 1_000_000, decks_per_chunk)]))
+                     [int(s) for s in deck0 + rng.integers(0, 1_000_000, decks_per_chunk)],
+                     *extra))
     with Pool(workers) as pool:
         parts = pool.map(make, jobs)
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
