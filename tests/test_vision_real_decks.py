@@ -248,3 +248,38 @@ def test_enrollment_photos_the_recognition_benchmark_once_lost_are_enrolled(deck
     patch, _ = card_shape(cv2.imdecode(buf, cv2.IMREAD_COLOR))
     truth_faces = FaceTemplates({c: card_patch(f, face=c != "back") for c, f in scans.items()})
     assert truth_faces.match(patch).card == code
+
+
+def test_a_card_outlined_too_long_is_not_named_as_its_neighbour(embedder, monkeypatch):
+    """An outline with one side swung 9% out onto the table shows the ace of hearts
+    squeezed, its heart like a diamond: the aligned comparison alone names it the ace of
+    diamonds. The outline lies on no edge there, so the face stays unknown (what it looked
+    like offered as a candidate); the true outline is named as ever."""
+    import vision.detect
+    from vision.detect import Quad
+    from vision.detect_scenes import background, lay_cards
+    from vision.enroll import card_patch as patch_of
+    from vision.recognize import find_and_identify
+
+    scans = _faces("toscane", alpha=True)
+    rec = Recognizer(enroll_patches({c: patch_of(f) for c, f in scans.items()}, embedder,
+                                    ratio=face_ratio(scans)), embedder)
+    face = _faces("toscane")["1c"]
+    face = cv2.resize(face, (160, round(160 * face.shape[0] / face.shape[1])))
+    h, w = face.shape[:2]
+    true = np.float32([[240, 120], [240 + w, 120], [240 + w, 120 + h], [240, 120 + h]])
+    img, _ = lay_cards(background(np.random.default_rng(0), 480, 640, "paper"),
+                       [(face, true, False, "1c")])
+    loose = true.copy()
+    loose[:2] += (true[:2] - true[[3, 2]]) * 0.09  # the top side 9% further up
+    from vision.detect import warp_card
+
+    alone = rec.identify(warp_card(img, loose)[None])[0]
+    assert alone.card == "1d"  # what the squeezed heart looks like without the check
+    for corners, want in ((loose, None), (true, "1c")):
+        monkeypatch.setattr(vision.detect, "find_cards",
+                            lambda image, c=corners: [Quad(c.copy(), 1.0, 1.0, 1.0, True)])
+        seen = find_and_identify(img, rec)
+        assert len(seen) == 1 and seen[0].identity.card == want
+        if want is None:  # what it looked like is offered, to be confirmed or corrected
+            assert seen[0].identity.candidates == ("1d",)
