@@ -257,6 +257,7 @@ PHOTO_WHOLE_SIMILARITY = 0.8
 # one side pushed out by 4-12%: 11 wrong names of 963 (contrast 0.37-0.63, edge at most
 # 0.56), all unknown with these; 32 of 952 right names lost, and 4 of 337 on true ones.
 LOOSE_EDGE, SURE_CONTRAST = 0.6, 0.65
+TIGHTEN_REACH = 0.15  # of the short side: how far such a side is looked for its edge
 OVERLAP = 0.03  # of a card's outline inside another's: the two overlap
 # A partly visible card is named from its visible rows only when they are this much
 # like the face's rows and their deciding pixels side with it this plainly: the hidden
@@ -303,13 +304,29 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
         elif i in whole_set and recognizer.is_face(ident) and \
                 (ident.contrast or 0.0) < SURE_CONTRAST and \
                 edge_support(image, q.corners) < LOOSE_EDGE:
-            ident = replace(ident, card=None, candidates=(ident.card,))  # maybe squeezed
+            q, ident = _tightened(image, q, ident, recognizer)
         corners = np.roll(q.corners, -2, axis=0) if ident.flipped else q.corners
         out.append(SeenCard(corners, ident, round(float(q.visible), 2)))
     if not any(recognizer.is_face(s.identity) for s in out):
         # Nothing named: the picture may be one card filling it (a scan, a crop).
         return _whole(image, recognizer) or out
     return _card_sized(out, max(image.shape[:2]))
+
+
+def _tightened(image: np.ndarray, q, ident: Identity, recognizer: Recognizer):
+    """A face whose outline lies on no card edge, and not plainly named: its sides moved
+    onto the card's edges, if they can be, and the card named again from there; else
+    unknown, with the name it looked like as a candidate."""
+    from vision.detect import edge_support, refine_corners, warp_card
+
+    unknown = replace(ident, card=None, candidates=(ident.card,))  # maybe squeezed
+    moved = refine_corners(image, refine_corners(image, q.corners, TIGHTEN_REACH))
+    if edge_support(image, moved) < LOOSE_EDGE:
+        return q, unknown
+    again = recognizer.identify(warp_card(image, moved)[None])[0]
+    if not recognizer.is_face(again):
+        return q, unknown
+    return replace(q, corners=moved), again
 
 
 def _card_sized(seen: list[SeenCard], long_side: float) -> list[SeenCard]:
