@@ -37,21 +37,19 @@ def busy_back(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
     ink, paper = np.float32(_tone(rng)) * 0.6, np.float32(rng.integers(170, 256, 3))
     kind = int(rng.integers(3))
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    if kind == 0:  # ornate two-tone damask: thresholded band-passed noise
-        n = _smooth_noise(rng, h, w, rng.uniform(2, 5)) - _smooth_noise(rng, h, w, 9)
-        t = (n > rng.uniform(-0.1, 0.1)).astype(np.float32)
-    elif kind == 1:  # coloured wavy lines
+    if kind == 1:  # coloured wavy lines between two inks
         f = rng.uniform(0.15, 0.4)
-        t = 0.5 + 0.5 * np.sin(f * yy + 3 * np.sin(xx * rng.uniform(0.05, 0.2)))
-        ink2 = np.float32(_tone(rng))
-        img = t[..., None] * ink + (1 - t[..., None]) * ink2
-        t = None
-    else:  # fine lattice of diamonds
-        s = rng.uniform(3, 8)
-        t = ((np.abs(((xx + yy) % s) - s / 2) < 1) | (np.abs(((xx - yy) % s) - s / 2) < 1))
-        t = t.astype(np.float32)
-    if t is not None:
-        img = t[..., None] * ink + (1 - t[..., None]) * paper
+        t = (0.5 + 0.5 * np.sin(f * yy + 3 * np.sin(xx * rng.uniform(0.05, 0.2))))[..., None]
+        img = t * ink + (1 - t) * np.float32(_tone(rng))
+    else:
+        if kind == 0:  # ornate two-tone damask: thresholded band-passed noise
+            n = _smooth_noise(rng, h, w, rng.uniform(2, 5)) - _smooth_noise(rng, h, w, 9)
+            t = n > rng.uniform(-0.1, 0.1)
+        else:  # fine lattice of diamonds
+            s = rng.uniform(3, 8)
+            t = (np.abs(((xx + yy) % s) - s / 2) < 1) | (np.abs(((xx - yy) % s) - s / 2) < 1)
+        t = t.astype(np.float32)[..., None]
+        img = t * ink + (1 - t) * paper
     if rng.random() < 0.4:  # mirrored halves about the middle, with a line between
         img[h - h // 2:] = img[:h // 2][::-1, ::-1]
         cv2.line(img, (0, h // 2), (w, h // 2), (ink * 0.5).tolist(), 1)
@@ -106,9 +104,9 @@ def dress(deck: dict[str, np.ndarray], rng: np.random.Generator) -> dict[str, np
         if code == "back":
             continue
         f = face
-        if doubled and int(code[:-1]) >= 8:
-            f = _double_headed(f, rng)
         court = int(code[:-1]) >= 8
+        if doubled and court:
+            f = _double_headed(f, rng)
         if edge_art and (court or rng.random() < 0.3):
             f = _to_the_edge(f, rng, court)
         if paper is not None:  # cream or grey paper: light pixels take the tint
