@@ -252,10 +252,11 @@ PHOTO_WHOLE_SIMILARITY = 0.8
 # A report whose outline does not lie on a card's edge (edge_support under LOOSE_EDGE:
 # a side swung out into the cloth or onto the next card) shows the card squeezed, with
 # a band of something else at one end; squeezed, a 7 looks like a 6 and a heart like a
-# diamond. Such a face is named only when its deciding pixels are plain (SURE_CONTRAST).
-# Chosen on generated scenes of the four real decks (dev seed 3030), true outlines with
-# one side pushed out by 4-12%: 11 wrong names of 963 (contrast 0.37-0.63, edge at most
-# 0.56), all unknown with these; 32 of 952 right names lost, and 4 of 337 on true ones.
+# diamond. Such a face is named as it is only when its deciding pixels are plain
+# (SURE_CONTRAST); else from its outline moved onto the card's edges (_tightened), or
+# not at all. Chosen on generated scenes of the four real decks (dev seed 3030), true
+# outlines with one side pushed out by 4-12%: 11 wrong names of 963 (contrast 0.37-0.63,
+# edge at most 0.56); none of 1,008 through find_and_identify with the rule.
 LOOSE_EDGE, SURE_CONTRAST = 0.6, 0.65
 TIGHTEN_REACH = 0.15  # of the short side: how far such a side is looked for its edge
 OVERLAP = 0.03  # of a card's outline inside another's: the two overlap
