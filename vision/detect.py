@@ -541,6 +541,16 @@ def find_cards(image: np.ndarray) -> list[Quad]:
         size = statistics.median(n.area for n in learned)  # (np.median: 50x the cost)
         exact = [e for e in exact if e.area <= SHEET * size
                  or any(_holds_point(e, n.center) for n in learned)]
+    # The other way round: a network card far bigger than a clean card outline it holds,
+    # which is itself of the size the clean outlines have, is that card with the cloth
+    # round it (a table's corner seen as a card's, dev scenes of session 14's detector).
+    # A panel or a pip block inside a card is smaller than a card: the rules below.
+    stock = [e for e in exact if clean(e) and _printed_stock(image, e)]
+    if len(stock) >= 2:
+        typical = statistics.median(e.area for e in stock)
+        learned = [n for n in learned if not any(
+            e.area < 0.6 * n.area and abs(math.log(e.area / typical)) < math.log(1.5)
+            and _holds_point(n, e.center) for e in stock)]
     # A mask's outline with a side off the card's edge (a corner swung out into a
     # shadow or the cloth) gives way to the network's outline of the same card when
     # that one lies on the edge all round.

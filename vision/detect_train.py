@@ -34,6 +34,7 @@ IGNORE_VISIBLE = 0.25  # between this and MIN_VISIBLE: neither found nor missed
 TRAIN_SIZE = 256
 VAL_DECK0 = 2_000_000  # deck styles from here on are never trained on
 CALIBRATION_SCENES = 200  # scenes that set the int8 ranges
+FALSE_BUDGET = 0.035  # false reports a held-out scene at the report threshold (--evaluate)
 # The long side pictures are scaled to at run time, wide and upright (card_detect.json).
 RUN_SIDE, RUN_SIDE_UPRIGHT = 480, 640
 # The network's padded input (h, w) for 16:9 and 4:3 pictures, wide and upright, at
@@ -289,10 +290,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.evaluate:
         # The report threshold: the lowest whose false reports on unseen styles stay
-        # under one in twenty scenes (chosen here, on generated scenes only).
+        # under one in thirty scenes (chosen here, on generated scenes only). One in
+        # twenty put session 14's model at 0.4, where generated scenes of dev seeds
+        # 3030 and 4040 had twice the false reports of 0.5 and a Toscane card named wrong.
         figures = held_out(Path(args.out))
         ok = [float(t) for t, v in figures["by_threshold"].items()
-              if v["false_per_scene"] <= 0.05]
+              if v["false_per_scene"] <= FALSE_BUDGET]
         figures["threshold"] = min(ok) if ok else 0.5
         print(json.dumps(figures, indent=2))
         meta_path = Path(args.out).with_suffix(".json")
