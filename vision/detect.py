@@ -545,12 +545,14 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     # which is itself of the size the clean outlines have, is that card with the cloth
     # round it (a table's corner seen as a card's, dev scenes of session 14's detector).
     # A panel or a pip block inside a card is smaller than a card: the rules below.
-    stock = [e for e in exact if clean(e) and _printed_stock(image, e)]
-    if len(stock) >= 2:
-        typical = statistics.median(e.area for e in stock)
-        learned = [n for n in learned if not any(
-            e.area < 0.6 * n.area and abs(math.log(e.area / typical)) < math.log(1.5)
-            and _holds_point(n, e.center) for e in stock)]
+    # (Outlines are judged only when such a pair exists: most pictures have none.)
+    if any(e.area < 0.6 * n.area and _holds_point(n, e.center) for n in learned for e in exact):
+        stock = [e for e in exact if clean(e) and _printed_stock(image, e)]
+        if len(stock) >= 2:
+            typical = statistics.median(e.area for e in stock)
+            learned = [n for n in learned if not any(
+                e.area < 0.6 * n.area and abs(math.log(e.area / typical)) < math.log(1.5)
+                and _holds_point(n, e.center) for e in stock)]
     # A mask's outline with a side off the card's edge (a corner swung out into a
     # shadow or the cloth) gives way to the network's outline of the same card when
     # that one lies on the edge all round.
