@@ -420,7 +420,6 @@ def test_the_networks_duplicates_are_suppressed_and_neighbours_kept():
     assert kept == [sure, touching, under, apart]
 
 
-
 def test_a_network_card_round_a_clean_card_and_its_cloth_is_no_card(deck, monkeypatch):
     """The network may outline a card with the cloth round it as one card three times a
     card's size (a table's corner beside it looks like a card's: the recognition

@@ -543,7 +543,8 @@ def find_cards(image: np.ndarray) -> list[Quad]:
                  or any(_holds_point(e, n.center) for n in learned)]
     # The other way round: a network card far bigger than a clean card outline it holds,
     # which is itself of the size the clean outlines have, is that card with the cloth
-    # round it (a table's corner seen as a card's, dev scenes of session 14's detector).
+    # round it (a table's corner seen as a card's: the recognition benchmark's french
+    # scene 8, with session 14's detector).
     # A panel or a pip block inside a card is smaller than a card: the rules below.
     # (Outlines are judged only when such a pair exists: most pictures have none.)
     if any(e.area < 0.6 * n.area and _holds_point(n, e.center) for n in learned for e in exact):
