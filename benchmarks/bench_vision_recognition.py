@@ -25,7 +25,7 @@ procedural styles held out from training are scored the same way (enrolled from
   wrong       names that are not the card (true->read; "none->" on no card at all,
               "(edge)" on a card partly out of the frame), with their list
   unknown     faces found but not named
-  backs       backs named as faces / backs
+  backs       backs named as faces / backs, and backs found / backs
   ms          median ms per frame of find_and_identify
   enrollment  files it could not use, references unlike their scan (code->what the scans
               read it as, "?" for none), seconds
@@ -86,6 +86,7 @@ class Score:
     unknown: int = 0
     backs: int = 0
     back_as_face: int = 0
+    backs_found: int = 0
     wrong: list[str] = field(default_factory=list)
     ms: list[float] = field(default_factory=list)
 
@@ -114,6 +115,7 @@ class Score:
                 f"identity {self.identity:.2%} ({self.right}/{self.found}), "
                 f"wrong {len(self.wrong)}{wrong}, unknown {self.unknown}, "
                 f"backs named as faces {self.back_as_face}/{self.backs}, "
+                f"backs found {self.backs_found}/{self.backs}, "
                 f"median {statistics.median(self.ms):.1f} ms/frame; "
                 + (f"below bar: {', '.join(missed)}" if missed else "bars met"))
 
@@ -158,6 +160,7 @@ def score(rec: Recognizer, faces: dict[str, np.ndarray], n: int, seed: tuple[int
             elif c.code == BACK:
                 st.backs += 1
                 st.back_as_face += name not in (None, BACK)
+                st.backs_found += hit is not None
             else:
                 st.faces += 1
                 st.found += hit is not None

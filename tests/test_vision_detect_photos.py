@@ -191,7 +191,7 @@ def test_one_decoding_serves_every_threshold_and_the_masks_copy_feeds_the_networ
     for surer ones only). A 720p frame halved for the masks gives the network the
     input it would make itself."""
     from vision.card_net import CardNet, decode
-    from vision.detect import work_image
+    from vision.detect import NET_MIN_PX, net_sight, work_image
     from vision.detect_scenes import detection_scene, scene_decks
 
     net = CardNet()
@@ -209,6 +209,12 @@ def test_one_decoding_serves_every_threshold_and_the_masks_copy_feeds_the_networ
                      and c.corners.mean(0)[1] < H]
             assert [c.corners.tolist() for c in got] == [c.corners.tolist() for c in alone]
         assert len(weak) >= len(strong)
+        # What find_and_identify keeps of it: the same cards, the faint ones on demand.
+        sight = net_sight(img)
+        assert [c.corners.tolist() for c in sight.weak] == [c.corners.tolist() for c in weak]
+        floor = (NET_MIN_PX * W / net.long_side) ** 2
+        assert [c.corners.tolist() for c in sight.found] == [
+            c.corners.tolist() for c in strong if abs(cv2.contourArea(c.corners)) >= floor]
         seen += len(strong)
     assert seen >= 8
 
@@ -438,11 +444,14 @@ def test_a_network_card_round_a_clean_card_and_its_cloth_is_no_card(deck, monkey
     class Net:
         threshold, long_side = 0.5, 480
 
-        def find_at(self, image, thresholds, side=None, smaller=None):
-            return [[r for r in reports if r.score >= t] for t in thresholds]
+        def maps(self, image, side=None, smaller=None):
+            return None, 1.0
+
+        def decoded(self, maps, scale, threshold, shape):
+            return [r for r in reports if r.score >= threshold]
 
     class Refiner:
-        def refine(self, image, quads):
+        def refine(self, image, quads, passes=2):
             return [np.float32(q) for q in quads]
 
     monkeypatch.setattr(detect, "learned_detectors", lambda: (Net(), Refiner()))

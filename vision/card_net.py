@@ -184,14 +184,19 @@ class CardNet:
         """:meth:`find` at several thresholds, the network run and decoded once
         (``smaller``: as :meth:`maps`)."""
         maps, scale = self.maps(image, side, smaller)
-        h, w = image.shape[:2]
-        found = decode(maps, scale, min(thresholds), int(self.meta.get("stride", 4)),
-                       float(self.meta.get("axis_scale", 16.0)))
-        # Not in the padding the network's input needs below and right of the picture.
-        found = [c for c in found if (m := c.corners.mean(0))[0] < w and m[1] < h]
+        found = self.decoded(maps, scale, min(thresholds), image.shape[:2])
         # Suppression keeps a report for the surer ones before it only: those at a higher
         # threshold are the same whichever threshold the decoding ran at.
         return [[c for c in found if c.score >= t] for t in thresholds]
+
+    def decoded(self, maps: np.ndarray, scale: float, threshold: float,
+                shape: tuple[int, ...]) -> list[NetCard]:
+        """The cards of :meth:`maps`' output for a picture of ``shape`` (h, w)."""
+        h, w = shape[:2]
+        found = decode(maps, scale, threshold, int(self.meta.get("stride", 4)),
+                       float(self.meta.get("axis_scale", 16.0)))
+        # Not in the padding the network's input needs below and right of the picture.
+        return [c for c in found if (m := c.corners.mean(0))[0] < w and m[1] < h]
 
 
 CORNERS_PATH = Path(__file__).with_name("models") / "card_corners.tflite"

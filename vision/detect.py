@@ -51,6 +51,17 @@ MAX_TILT, PHONE_FOCAL, SIZE_MARGIN = 40.0, 0.78, 0.5
 WHOLE_SEEN = 0.85  # a report the detector sees this much of is a whole card (as recognize)
 HIDDEN = 0.6  # more of a report than this inside another: under it or part of it
 PART = 0.7  # a report under this share of a card's area is a part of one (see one_deck)
+# The network's cards are of one size when none is under this share of their median or
+# over its inverse (:func:`quick_cards`).
+QUICK_SIZE = 0.7
+# ... and leave no card-sized sight this sure away from them: on generated scenes of
+# unseen procedural styles (the recognition benchmark's dev seed 3030), the faces the
+# network missed and the masks found showed 0.43-0.47 there; the cloth's sights were
+# mostly under 0.3.
+QUICK_DOUBT = 0.35
+# The corner refiner's looks at each card there: a second moves corners by 1.6 px at the
+# median, where the refiner's precision ends, at a fifth of the frame's time.
+QUICK_PASSES = 1
 
 
 @dataclass
@@ -486,7 +497,82 @@ def learned_detectors():
     return _NETS[0], _NETS[1]
 
 
-def find_cards(image: np.ndarray) -> list[Quad]:
+class NetSight:
+    """What the learned detector saw in a picture, kept for the searches that follow:
+    ``shrunk`` (:func:`work_image` of it), ``found`` (its cards at the report threshold,
+    card-sized) and ``weak`` (down to :data:`WEAK_HEAT`, decoded when first asked: the
+    network's faint sights of the cloth are many, and only the masks' merging asks)."""
+
+    def __init__(self, image: np.ndarray, net) -> None:
+        self.shrunk = work_image(image)
+        # (The network's input is made from the masks' copy: one downscale of the frame.)
+        self._maps, self._scale = net.maps(image, smaller=self.shrunk[0])
+        self._net, self._shape = net, image.shape[:2]
+        self.threshold = net.threshold
+        # (A card under this many pixels of the network's input is a pip block or panel.)
+        floor = (NET_MIN_PX * max(self._shape) / net.long_side) ** 2
+        self.found = [c for c in net.decoded(self._maps, self._scale, net.threshold,
+                                             self._shape)
+                      if abs(cv2.contourArea(c.corners)) >= floor]
+        self._weak: list | None = None
+
+    @property
+    def weak(self) -> list:
+        if self._weak is None:
+            self._weak = self._net.decoded(self._maps, self._scale, WEAK_HEAT, self._shape)
+        return self._weak
+
+    def above(self, heat: float) -> list:
+        """Its sights down to ``heat`` (at or over :data:`WEAK_HEAT`)."""
+        if self._weak is not None:
+            return [c for c in self._weak if c.score >= heat]
+        return self._net.decoded(self._maps, self._scale, heat, self._shape)
+
+
+def net_sight(image: np.ndarray) -> NetSight | None:
+    """The learned detector's sight of ``image``; None without a model or a runtime."""
+    net, _ = learned_detectors()
+    return None if net is None else NetSight(image, net)
+
+
+def quick_cards(image: np.ndarray, sight: NetSight) -> list[Quad] | None:
+    """The learned detector's cards alone, with their corners refined, when they leave
+    the colour masks nothing to settle; else None (then :func:`find_cards`).
+
+    Nothing to settle: two cards or more (a card's size to go by), each seen whole,
+    none overlapping another, and of one size (:data:`QUICK_SIZE`): a card split at a
+    double-headed figure's middle line, a back's inner panel, a card seen with the cloth
+    round it are all of another size than the cards beside them. The masks' outlines
+    are a pixel or two closer to the edges: the caller names the cards and comes back
+    to :func:`find_cards` when one is not named (:func:`vision.recognize.find_and_identify`).
+    """
+    from vision.card_net import _overlap
+
+    found = sight.found
+    if len(found) < 2 or any(c.visible < WHOLE_SEEN for c in found):
+        return None
+    areas = [abs(cv2.contourArea(c.corners)) for c in found]
+    typical = statistics.median(areas)
+    if any(a < QUICK_SIZE * typical or a * QUICK_SIZE > typical for a in areas):
+        return None
+    if any(_overlap(a.corners, b.corners)[0] > 0 for i, a in enumerate(found)
+           for b in found[i + 1:]):
+        return None
+    # A card-sized sight just under the threshold, away from the cards, may be a card
+    # the network is unsure of: the masks may outline it.
+    for d in sight.above(QUICK_DOUBT):
+        a = abs(cv2.contourArea(d.corners))
+        if d.score < sight.threshold and 0.5 * typical <= a <= 2 * typical and \
+                not any(_overlap(d.corners, c.corners)[0] > 0 for c in found):
+            return None
+    _, refiner = learned_detectors()
+    corners = ([c.corners for c in found] if refiner is None
+               else refiner.refine(image, [c.corners for c in found], passes=QUICK_PASSES))
+    return [Quad(q.astype(np.float32), abs(cv2.contourArea(q.astype(np.float32))), 1.0,
+                 min(1.0, c.visible), True) for c, q in zip(found, corners, strict=True)]
+
+
+def find_cards(image: np.ndarray, sight: NetSight | None = None) -> list[Quad]:
     """Cards in any photo: every card of which at least half is in view, its corners
     and how much of it is visible.
 
@@ -498,21 +584,19 @@ def find_cards(image: np.ndarray) -> list[Quad]:
     corners, hidden ones inferred from the card's shape. A mask blob lying inside
     a card the network sees (a block of pips, a figure's panel, half a card) is
     that card's part, not a card. Without a TFLite runtime the masks work alone.
+    ``sight``: :func:`net_sight` of the picture, when the caller has it.
     """
-    shrunk = work_image(image)
+    sight = sight or net_sight(image)
+    shrunk = sight.shrunk if sight is not None else work_image(image)
     exact = find_cards_classical(image, shrunk=shrunk)
     for q in exact:
         q.corners = refine_corners(image, q.corners)
-    net, refiner = learned_detectors()
-    if net is None:
+    if sight is None:
         return exact
     from vision.card_net import quad_inside, quad_iou
 
-    # (The network's input is made from the masks' copy: one downscale of the frame.)
-    found, weak = net.find_at(image, [net.threshold, WEAK_HEAT], smaller=shrunk[0])
-    # (Its faint sights of smaller things still vouch for a mask blob around them.)
-    floor = (NET_MIN_PX * max(image.shape[:2]) / net.long_side) ** 2
-    found = [c for c in found if abs(cv2.contourArea(c.corners)) >= floor]
+    _, refiner = learned_detectors()
+    found, weak = sight.found, sight.weak
     known: dict[int, bool] = {}  # each outline's cleanness, measured once
 
     def clean(e: Quad) -> bool:

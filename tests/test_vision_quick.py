@@ -1,0 +1,156 @@
+"""The quick path of ``find_and_identify``: the learned detector's cards alone when they
+leave the colour masks nothing to settle, the full search when they do."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.detect as detect
+from vision.card_net import NetCard, quad_iou
+from vision.deck_art import DeckStyle, render_deck
+from vision.detect import quick_cards
+from vision.detect_scenes import background, lay_cards
+from vision.embed import Embedder
+from vision.enroll import card_patch, enroll_patches
+from vision.recognize import Recognizer, find_and_identify
+
+W, H = 1280, 720
+CODES = ["1d", "5c", "7s", "10b"]
+
+
+@pytest.fixture(scope="module")
+def deck():
+    return render_deck(DeckStyle.from_seed(0))
+
+
+@pytest.fixture(scope="module")
+def recognizer(deck):
+    embedder = Embedder()
+    return Recognizer(enroll_patches({c: card_patch(f) for c, f in deck.items()}, embedder),
+                      embedder)
+
+
+def card_box(cx: float, cy: float, angle_deg: float, long_px: float = 230.0) -> np.ndarray:
+    w, h = long_px / 1.57, long_px
+    a = math.radians(angle_deg)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return ((np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2) @ rot.T
+            + np.array([cx, cy])).astype(np.float32)
+
+
+BOXES = [card_box(x, y, a) for x, y, a in
+         ((220, 360, 10), (500, 330, -20), (790, 380, 35), (1080, 340, 80))]
+
+
+def table(deck, boxes=BOXES, codes=CODES, kind="felt"):
+    img = background(np.random.default_rng(4), H, W, kind)
+    img, truth = lay_cards(img, [(deck[c], b, False) for c, b in zip(codes, boxes, strict=True)])
+    return cv2.GaussianBlur(img, (0, 0), 0.8), truth
+
+
+class Sight:
+    """A stand-in for ``detect.NetSight``: the network's reports, given."""
+
+    def __init__(self, found):
+        self.found, self.weak = found, found
+        self.shrunk, self.threshold = (None, 1.0), 0.5
+
+    def above(self, heat):
+        return [c for c in self.weak if c.score >= heat]
+
+
+def stub_refiner(monkeypatch):
+    class Refiner:
+        def refine(self, image, quads, passes=2):
+            return [np.float32(q) for q in quads]
+
+    monkeypatch.setattr(detect, "learned_detectors", lambda: (object(), Refiner()))
+
+
+def reports(boxes=BOXES, visible=1.0):
+    return [NetCard(b.copy(), 0.9, visible) for b in boxes]
+
+
+def test_cards_apart_of_one_size_are_the_networks_alone(monkeypatch):
+    stub_refiner(monkeypatch)
+    got = quick_cards(np.zeros((H, W, 3), np.uint8), Sight(reports()))
+    assert got is not None and len(got) == 4
+    assert all(quad_iou(q.corners, b) > 0.99 and q.net for q, b in zip(got, BOXES, strict=True))
+
+
+@pytest.mark.parametrize("case", ["one card", "a card partly seen", "two overlapping",
+                                  "a card of another size", "a card-sized doubt"])
+def test_what_the_masks_must_settle_takes_the_full_search(monkeypatch, case):
+    """One card gives no size to go by; a card partly seen or overlapping another is
+    where the masks' outlines and the merging rules matter; a card of another size
+    than its neighbours is a half of a double-headed figure, a back's inner panel, or
+    a card taken with the cloth round it."""
+    stub_refiner(monkeypatch)
+    found = reports()
+    if case == "one card":
+        found = found[:1]
+    elif case == "a card partly seen":
+        found[2] = NetCard(found[2].corners, 0.9, 0.7)
+    elif case == "two overlapping":
+        found[1] = NetCard(card_box(330, 340, 0), 0.9, 1.0)
+    elif case == "a card of another size":
+        found[3] = NetCard(card_box(1080, 340, 80, long_px=170.0), 0.9, 1.0)
+    sight = Sight(found)
+    if case == "a card-sized doubt":  # the network unsure of a fifth card, off the others
+        sight.weak = found + [NetCard(card_box(640, 620, 90), 0.45, 1.0)]
+    assert quick_cards(np.zeros((H, W, 3), np.uint8), sight) is None
+
+
+def test_faint_sights_of_the_cloth_leave_the_quick_path_open(monkeypatch):
+    """Sights far fainter than the threshold, or of another size than a card, are the
+    cloth's: the network's cards stand."""
+    stub_refiner(monkeypatch)
+    sight = Sight(reports())
+    sight.weak = reports() + [NetCard(card_box(640, 620, 90), 0.25, 1.0),
+                              NetCard(card_box(640, 620, 90, long_px=80.0), 0.45, 1.0)]
+    assert quick_cards(np.zeros((H, W, 3), np.uint8), sight) is not None
+
+
+def test_cards_plainly_seen_and_named_skip_the_masks(deck, recognizer, monkeypatch):
+    img, truth = table(deck)
+
+    def no_masks(*args, **kwargs):
+        raise AssertionError("the colour masks were searched")
+
+    monkeypatch.setattr(detect, "find_cards", no_masks)
+    seen = find_and_identify(img, recognizer)
+    assert sorted(s.identity.card for s in seen) == sorted(CODES)
+    for s in seen:
+        t = next(t for t, c in zip(truth, CODES, strict=True) if c == s.identity.card)
+        assert quad_iou(s.corners, t.corners) > 0.85
+
+
+def test_a_card_the_quick_path_cannot_name_is_looked_for_again_with_the_masks(
+        deck, recognizer, monkeypatch):
+    """The network's outline of one card is its upper half (as a double-headed figure
+    can mislead it): that card is not named from it, so the whole search runs and its
+    outline, not the half, names it."""
+    img, truth = table(deck)
+    real_quick, searched = detect.quick_cards, []
+
+    def half_of_one(image, sight):
+        quads = real_quick(image, sight)
+        c = quads[2].corners
+        quads[2].corners = np.float32([c[0], c[1], (c[1] + c[2]) / 2, (c[0] + c[3]) / 2])
+        return quads
+
+    real_find = detect.find_cards
+
+    def find_cards(image, sight=None):
+        searched.append(True)
+        return real_find(image, sight)
+
+    monkeypatch.setattr(detect, "quick_cards", half_of_one)
+    monkeypatch.setattr(detect, "find_cards", find_cards)
+    seen = find_and_identify(img, recognizer)
+    assert searched
+    assert sorted(s.identity.card for s in seen) == sorted(CODES)
