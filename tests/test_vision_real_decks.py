@@ -277,8 +277,8 @@ def test_a_card_outlined_too_long_is_not_named_as_its_neighbour(embedder, monkey
     alone = rec.identify(warp_card(img, loose)[None])[0]
     assert alone.card == "1d"  # what the squeezed heart looks like without the check
     for corners, want in ((loose, None), (true, "1c")):
-        monkeypatch.setattr(vision.detect, "find_cards",
-                            lambda image, c=corners: [Quad(c.copy(), 1.0, 1.0, 1.0, True)])
+        monkeypatch.setattr(vision.detect, "find_cards", lambda image, sight=None, c=corners:
+                            [Quad(c.copy(), 1.0, 1.0, 1.0, True)])
         seen = find_and_identify(img, rec)
         assert len(seen) == 1 and seen[0].identity.card == want
         if want is None:  # what it looked like is offered, to be confirmed or corrected
