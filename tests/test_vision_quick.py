@@ -4,6 +4,7 @@ leave the colour masks nothing to settle, the full search when they do."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -154,3 +155,28 @@ def test_a_card_the_quick_path_cannot_name_is_looked_for_again_with_the_masks(
     seen = find_and_identify(img, recognizer)
     assert searched
     assert sorted(s.identity.card for s in seen) == sorted(CODES)
+
+
+def test_a_card_named_without_conviction_is_looked_for_again_with_the_masks(
+        deck, recognizer, monkeypatch):
+    """A card squeezed by an outline that took its neighbour's edge can look like a card
+    with fewer pips, named at a similarity a whole card in plain view never has: the
+    quick path's names stand only when each is plain, else the whole search runs."""
+    import vision.recognize as recognize
+
+    img, _ = table(deck)
+    real_named, calls = recognize._named, []
+
+    def doubtful_first(image, quads, rec):
+        seen = real_named(image, quads, rec)
+        calls.append(len(seen))
+        if len(calls) == 1:  # the quick path's naming: one name without conviction
+            s = seen[0]
+            seen[0] = replace(s, identity=replace(s.identity, similarity=0.7))
+        return seen
+
+    monkeypatch.setattr(recognize, "_named", doubtful_first)
+    seen = find_and_identify(img, recognizer)
+    assert len(calls) == 2  # named again, from the whole search
+    assert sorted(s.identity.card for s in seen) == sorted(CODES)
+    assert all(s.identity.similarity > 0.8 for s in seen)
