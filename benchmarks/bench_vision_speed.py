@@ -39,7 +39,7 @@ from vision.deck_art import card_mm  # noqa: E402
 from vision.deck_folder import load_deck_faces, on_white  # noqa: E402
 from vision.detect import find_cards_on_mat, mat_color, warp_card  # noqa: E402
 from vision.embed import Embedder  # noqa: E402
-from vision.enroll import builtin_faces, enroll_directory  # noqa: E402
+from vision.enroll import EnrollmentError, builtin_faces, enroll_directory  # noqa: E402
 from vision.mat import draw_mat, mat_layout  # noqa: E402
 from vision.recognize import Recognizer, find_and_identify  # noqa: E402
 from vision.scenes import (  # noqa: E402
@@ -84,9 +84,14 @@ def main() -> int:
             photo, _ = card_photo(img, rng, (1280, 720))
             cv2.imwrite(str(Path(tmp) / f"{code}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
         t0 = time.perf_counter()
-        enroll_directory(tmp, embedder)
+        try:
+            enroll_directory(tmp, embedder)
+            refused = ""
+        except EnrollmentError as exc:  # a photo it cannot use is named, as to a player;
+            refused = f"; refused: {exc}"  # the time to find that out is still the time
         photos_s = time.perf_counter() - t0
-    print(f"enrollment of 40 photos and the back (1280x720): {photos_s:.2f} s (bar 10 s)")
+    print(f"enrollment of 40 photos and the back (1280x720): {photos_s:.2f} s (bar 10 s)"
+          f"{refused}")
     rec = Recognizer(deck, embedder)
     size_mm = card_mm(deck.ratio)
 
