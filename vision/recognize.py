@@ -276,6 +276,9 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
     A whole card is compared with every enrolled face. A card partly hidden (under
     the stock, another card, a hand) is named from its visible end against the same
     end of every face, when that end tells it apart; otherwise it stays unknown.
+    The cards are those the learned detector sees alone when they need nothing more
+    (:func:`vision.detect.quick_cards`) and are all plainly named; else those of the
+    whole search (:func:`vision.detect.find_cards`).
     """
     from vision.detect import find_cards, net_sight, quick_cards
 
