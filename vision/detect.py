@@ -531,6 +531,12 @@ class NetSight:
         return self._net.decoded(self._maps, self._scale, heat, self._shape)
 
 
+def _net_quads(found: list, corners: list[np.ndarray]) -> list[Quad]:
+    """The network's cards (``card_net.NetCard``) as quads, with these corners."""
+    return [Quad(q.astype(np.float32), abs(cv2.contourArea(q.astype(np.float32))), 1.0,
+                 min(1.0, c.visible), True) for c, q in zip(found, corners, strict=True)]
+
+
 def net_sight(image: np.ndarray) -> NetSight | None:
     """The learned detector's sight of ``image``; None without a model or a runtime."""
     net, _ = learned_detectors()
@@ -575,8 +581,7 @@ def quick_cards(image: np.ndarray, sight: NetSight) -> list[Quad] | None:
     # naming that follows needs to align far fewer of them (26.2 -> 22.2 ms a 720p frame,
     # the edges' 3 ms included).
     corners = [refine_corners(image, q) for q in corners]
-    return [Quad(q.astype(np.float32), abs(cv2.contourArea(q.astype(np.float32))), 1.0,
-                 min(1.0, c.visible), True) for c, q in zip(found, corners, strict=True)]
+    return _net_quads(found, corners)
 
 
 def find_cards(image: np.ndarray, sight: NetSight | None = None) -> list[Quad]:
@@ -624,8 +629,7 @@ def find_cards(image: np.ndarray, sight: NetSight | None = None) -> list[Quad]:
             quad_iou(c.corners, e.corners) >= SAME_CARD_IOU and clean(e) for e in exact)]
         for i, q in zip(todo, refiner.refine(image, [corners[i] for i in todo]), strict=True):
             corners[i] = q
-    learned = [Quad(q.astype(np.float32), abs(cv2.contourArea(q.astype(np.float32))), 1.0,
-                    min(1.0, c.visible), True) for c, q in zip(found, corners, strict=True)]
+    learned = _net_quads(found, corners)
     if learned:
         # The cards of one deck are of one size: a blob the network does not report,
         # much bigger than the cards it does, is a sheet of paper or a book.
