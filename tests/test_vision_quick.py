@@ -116,6 +116,50 @@ def test_faint_sights_of_the_cloth_leave_the_quick_path_open(monkeypatch):
     assert quick_cards(np.zeros((H, W, 3), np.uint8), sight) is not None
 
 
+def refiner_to(outlines, monkeypatch):
+    """A corner refiner that takes each report to the given outline (as the real one
+    takes an inner frame's outline out to the card's edges)."""
+    class Refiner:
+        def refine(self, image, quads, passes=2):
+            return [np.float32(o) for o in outlines]
+
+    monkeypatch.setattr(detect, "learned_detectors", lambda: (object(), Refiner()))
+
+
+def test_a_card_outlined_short_by_the_network_takes_the_quick_path_when_refined_whole(
+        deck, monkeypatch):
+    """The network outlined one card by its printed inner frame (as it does a
+    double-headed court): of another size by the network's outlines, of the others' size
+    and on the card's edges all round once refined: the quick path stands."""
+    img, truth = table(deck)
+    found = reports([t.corners for t in truth])
+    found[1] = NetCard(card_box(500, 330, -20, long_px=170.0), 0.6, 1.0)
+    refiner_to([t.corners for t in truth], monkeypatch)
+    got = quick_cards(img, Sight(found))
+    assert got is not None and len(got) == 4
+    assert all(quad_iou(q.corners, t.corners) > 0.9 for q, t in zip(got, truth, strict=True))
+
+
+@pytest.mark.parametrize("case", ["still of another size", "on no edge"])
+def test_an_outline_of_another_size_that_refining_does_not_make_a_card_takes_the_full_search(
+        deck, monkeypatch, case):
+    """Still of another size once refined (a part of a card), or of a card's size but
+    lying on the cloth with no card's edge under its sides: the masks must settle it."""
+    img, truth = table(deck)
+    outlines = [t.corners for t in truth]
+    found = reports(outlines)
+    if case == "still of another size":
+        odd = card_box(500, 330, -20, long_px=170.0)
+        outlines[1] = odd
+    else:  # a fifth report, in the cloth between the cards, refined to a card's size
+        odd = card_box(640, 620, 90, long_px=170.0)
+        outlines = outlines + [card_box(640, 620, 90)]
+        found = found + [NetCard(odd, 0.6, 1.0)]
+    found[1 if case == "still of another size" else 4] = NetCard(odd, 0.6, 1.0)
+    refiner_to(outlines, monkeypatch)
+    assert quick_cards(img, Sight(found)) is None
+
+
 def test_cards_plainly_seen_and_named_skip_the_masks(deck, recognizer, monkeypatch):
     img, truth = table(deck)
 

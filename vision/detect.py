@@ -52,8 +52,12 @@ WHOLE_SEEN = 0.85  # a report the detector sees this much of is a whole card (as
 HIDDEN = 0.6  # more of a report than this inside another: under it or part of it
 PART = 0.7  # a report under this share of a card's area is a part of one (see one_deck)
 # The network's cards are of one size when none is under this share of their median or
-# over its inverse (:func:`quick_cards`).
+# over its inverse (:func:`quick_cards`). When one is not, the outlines refined must be,
+# and that card's must lie on a card's edge all round (:func:`edge_support` of its
+# weakest side at least QUICK_EDGE; a piece of cloth outlined as a card showed under
+# 0.5, a card far off in a tilted view 0.8 to 1: the speed benchmark's frames).
 QUICK_SIZE = 0.7
+QUICK_EDGE = 0.5
 # ... and leave no card-sized sight this sure away from them: on generated scenes of
 # unseen procedural styles (the recognition benchmark's dev seed 3030), the faces the
 # network missed and the masks found showed 0.43-0.47 there; the cloth's sights were
@@ -560,13 +564,11 @@ def quick_cards(image: np.ndarray, sight: NetSight) -> list[Quad] | None:
     found = sight.found
     if len(found) < 2 or any(c.visible < WHOLE_SEEN for c in found):
         return None
-    areas = [abs(cv2.contourArea(c.corners)) for c in found]
-    typical = statistics.median(areas)
-    if any(a < QUICK_SIZE * typical or a * QUICK_SIZE > typical for a in areas):
-        return None
     if any(_overlap(a.corners, b.corners)[0] > 0 for i, a in enumerate(found)
            for b in found[i + 1:]):
         return None
+    areas = [abs(cv2.contourArea(c.corners)) for c in found]
+    typical = statistics.median(areas)
     # A card-sized sight just under the threshold, away from the cards, may be a card
     # the network is unsure of: the masks may outline it.
     for d in sight.above(QUICK_DOUBT):
@@ -581,7 +583,23 @@ def quick_cards(image: np.ndarray, sight: NetSight) -> list[Quad] | None:
     # naming that follows needs to align far fewer of them (26.2 -> 22.2 ms a 720p frame,
     # the edges' 3 ms included).
     corners = [refine_corners(image, q) for q in corners]
+    odd = [i for i, a in enumerate(areas) if not _one_size(a, typical)]
+    if odd:
+        # The network's outlines are rough: a court's inner frame it outlined, or a card
+        # far off in a tilted view, may be of another size by them and of one size
+        # refined. A part of a card or a piece of cloth stays of another size refined,
+        # or has a side on no card's edge.
+        areas = [abs(cv2.contourArea(np.float32(q))) for q in corners]
+        typical = statistics.median(areas)
+        if not all(_one_size(a, typical) for a in areas) or \
+                any(edge_support(image, corners[i]) < QUICK_EDGE for i in odd):
+            return None
     return _net_quads(found, corners)
+
+
+def _one_size(area: float, typical: float) -> bool:
+    """Whether a card of ``area`` is of the size ``typical`` (:data:`QUICK_SIZE`)."""
+    return QUICK_SIZE * typical <= area <= typical / QUICK_SIZE
 
 
 def find_cards(image: np.ndarray, sight: NetSight | None = None) -> list[Quad]:
