@@ -555,7 +555,9 @@ def quick_cards(image: np.ndarray, sight: NetSight) -> list[Quad] | None:
     none overlapping another, and of one size (:data:`QUICK_SIZE`): a card split at a
     double-headed figure's middle line, a back's inner panel, a card seen with the cloth
     round it are all of another size than the cards beside them. Each card's corners are
-    refined, then moved onto its edges (:func:`refine_corners`). The caller names the
+    refined, then moved onto its edges (:func:`refine_corners`); when the network's
+    outlines are not of one size, the refined ones must be, and the odd card's must lie
+    on a card's edge all round (:data:`QUICK_EDGE`). The caller names the
     cards and comes back to :func:`find_cards` when one is not named
     (:func:`vision.recognize.find_and_identify`).
     """
