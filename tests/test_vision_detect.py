@@ -114,6 +114,44 @@ def test_refined_corners_lie_on_the_card_to_a_fraction_of_a_pixel():
     assert np.median(errs) < 1.0 and np.percentile(errs, 90) < 2.5
 
 
+def test_cards_refined_together_get_the_corners_each_gets_alone():
+    """The quick path refines a frame's cards in one pass; cards of different sizes
+    search edge profiles of different lengths, and a card at the picture's border
+    samples past it: each must come out as it would alone, to the bit."""
+    from vision.detect import refine_corners, refine_corners_all
+
+    faces = builtin_faces()
+    rng = np.random.default_rng(32)
+    img = random_texture(rng, 720, 1280)
+    boxes = [((200, 300), 90, 140, 10), ((560, 360), 150, 235, -25),
+             ((900, 200), 60, 95, 40), ((1230, 660), 120, 190, 5)]  # the last off the edge
+    quads = []
+    for (cx, cy), w, h, deg in boxes:
+        a = np.deg2rad(deg)
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        q = (np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2) @ rot.T + (cx, cy)
+        face = faces["5c"]
+        m = cv2.getPerspectiveTransform(
+            np.float32([[0, 0], [face.shape[1], 0], [face.shape[1], face.shape[0]],
+                        [0, face.shape[0]]]), np.float32(q))
+        card = cv2.warpPerspective(face, m, (1280, 720))
+        mask = cv2.warpPerspective(np.full(face.shape[:2], 255, np.uint8), m, (1280, 720))
+        img[mask > 0] = card[mask > 0]
+        quads.append((q + rng.uniform(-3, 3, (4, 2))).astype(np.float32))
+    for reach, inset in ((0.04, 0.0), (0.1, 0.0), (0.04, 1.0)):
+        # (inset: the rough outline drawn in by the reach, each edge at its search's end)
+        tries = []
+        for q, (_, w, h, _) in zip(quads, boxes, strict=True):
+            inward = q.mean(axis=0) - q
+            inward /= np.linalg.norm(inward, axis=1, keepdims=True)
+            tries.append(np.float32(q + inset * reach * min(w, h) * inward))
+        together = refine_corners_all(img, tries, reach)
+        alone = [refine_corners(img, q, reach) for q in tries]
+        assert all(np.array_equal(t, a) for t, a in zip(together, alone, strict=True))
+    assert any(not np.array_equal(t, q) for t, q in zip(together, quads, strict=True))
+    assert refine_corners_all(img, []) == []
+
+
 def test_a_phone_held_upright_sees_the_same_cards():
     # A 1080x1920 frame is searched at the size of a 720p one turned, with windows in
     # proportion: the same picture turned a quarter gives the same cards.

@@ -224,3 +224,25 @@ def test_a_card_named_without_conviction_is_looked_for_again_with_the_masks(
     assert len(calls) == 2  # named again, from the whole search
     assert sorted(s.identity.card for s in seen) == sorted(CODES)
     assert all(s.identity.similarity > 0.8 for s in seen)
+
+
+def test_the_networks_sights_are_decoded_once_and_the_same_at_every_heat(deck):
+    """The sight decodes the network's maps once, down to the quick path's doubts; its
+    cards at the report threshold and its sights at any heat are those a decoding at
+    that heat gives (suppression keeps a sight for the surer ones only)."""
+    img, _ = table(deck)
+    img[560:700, 560:720] = 235  # a pale square of cloth: a faint sight or two
+    sight = detect.net_sight(img)
+    if sight is None:
+        pytest.skip("no learned detector or runtime")
+    net, _ = detect.learned_detectors()
+    maps, scale = net.maps(img, smaller=sight.shrunk[0])
+
+    def decoded(heat):
+        return [(c.score, c.corners.tobytes()) for c in
+                net.decoded(maps, scale, heat, img.shape[:2])]
+
+    assert [(c.score, c.corners.tobytes()) for c in sight.found] == decoded(net.threshold)
+    assert len(sight.found) == 4
+    for heat in (detect.QUICK_DOUBT, 0.45, detect.WEAK_HEAT):
+        assert [(c.score, c.corners.tobytes()) for c in sight.above(heat)] == decoded(heat)

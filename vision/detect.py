@@ -133,42 +133,61 @@ def refine_corners(image: np.ndarray, corners: np.ndarray, reach: float = 0.04,
     the card's short side) of the rough side, then a robust line through those points;
     the corners are where the four lines meet. A side whose edge cannot be found keeps
     its rough line. (Detection works at 640 pixels; enrollment wants the exact card.)"""
-    p = np.asarray(corners, np.float64)
-    short = min(math.dist(p[0], p[1]), math.dist(p[1], p[2]))
-    r = max(3.0, reach * short)
-    # Work on the card's neighbourhood only.
-    x0, y0 = np.maximum(0, np.floor(p.min(axis=0) - r - 3)).astype(int)
-    x1, y1 = np.ceil(p.max(axis=0) + r + 3).astype(int)
-    roi = image[y0:y1, x0:x1]
-    gray = cv2.GaussianBlur(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
-    gray = gray.astype(np.float32)
-    h, w = gray.shape
-    offset = np.array([x0, y0], np.float64)
-    p = p - offset
-    centre = p.mean(axis=0)
-    steps = np.linspace(-r, r, int(2 * r) + 1)
-    # The four sides at once (one remap, one pass of each reduction: this runs for
-    # every card of every frame, and numpy's small calls cost more than their work).
-    sides = [_side(p, i, centre) for i in range(4)]
-    a = np.array([sd[0] for sd in sides])
-    b = np.array([sd[1] for sd in sides])
-    n = np.array([sd[3] for sd in sides])
+    return refine_corners_all(image, [corners], reach)[0]
+
+
+def refine_corners_all(image: np.ndarray, quads: list[np.ndarray], reach: float = 0.04,
+                       ) -> list[np.ndarray]:
+    """:func:`refine_corners` of each quad, the same corners; the cards' profiles are
+    searched together (numpy's small calls, once per frame rather than once per card,
+    cost more than the work)."""
+    if not len(quads):
+        return []
     ts = np.linspace(0.12, 0.88, 24)  # away from the rounded corners
-    base = a[:, None] + ts[None, :, None] * (b - a)[:, None]  # (4, 24, 2)
-    pts = base[:, :, None] + steps[None, None, :, None] * n[:, None, None]
-    xs = np.clip(pts[..., 0], 0, w - 1).astype(np.float32).reshape(4 * len(ts), -1)
-    ys = np.clip(pts[..., 1], 0, h - 1).astype(np.float32).reshape(4 * len(ts), -1)
-    prof = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR)  # (4 * 24, len(steps)), inside -> out
-    grad = np.abs(np.diff(prof, axis=1)).reshape(4, len(ts), -1)
+    cards = []  # per card: p, r, offset, steps, a, n, sides, profile
+    for corners in quads:
+        p = np.asarray(corners, np.float64)
+        short = min(math.dist(p[0], p[1]), math.dist(p[1], p[2]))
+        r = max(3.0, reach * short)
+        # Work on the card's neighbourhood only.
+        x0, y0 = np.maximum(0, np.floor(p.min(axis=0) - r - 3)).astype(int)
+        x1, y1 = np.ceil(p.max(axis=0) + r + 3).astype(int)
+        roi = image[y0:y1, x0:x1]
+        gray = cv2.GaussianBlur(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
+        gray = gray.astype(np.float32)
+        h, w = gray.shape
+        offset = np.array([x0, y0], np.float64)
+        p = p - offset
+        centre = p.mean(axis=0)
+        steps = np.linspace(-r, r, int(2 * r) + 1)
+        sides = [_side(p, i, centre) for i in range(4)]
+        a = np.array([sd[0] for sd in sides])
+        b = np.array([sd[1] for sd in sides])
+        n = np.array([sd[3] for sd in sides])
+        base = a[:, None] + ts[None, :, None] * (b - a)[:, None]  # (4, 24, 2)
+        pts = base[:, :, None] + steps[None, None, :, None] * n[:, None, None]
+        xs = np.clip(pts[..., 0], 0, w - 1).astype(np.float32).reshape(4 * len(ts), -1)
+        ys = np.clip(pts[..., 1], 0, h - 1).astype(np.float32).reshape(4 * len(ts), -1)
+        prof = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR)  # (4 * 24, len(steps)), inside -> out
+        cards.append((p, r, offset, steps, a, n, sides, base, prof))
+    # The profiles side by side, the shorter ones (smaller cards) padded outside with a
+    # step no edge makes: the search below never lands on the padding.
+    length = max(len(c[3]) for c in cards)
+    grad = np.full((len(cards), 4 * len(ts), length - 1), -1.0, np.float32)
+    steps = np.zeros((len(cards), length))
+    for j, c in enumerate(cards):
+        grad[j, :, : len(c[3]) - 1] = np.abs(np.diff(c[8], axis=1))
+        steps[j, : len(c[3])] = c[3]
+    grad = grad.reshape(len(cards), 4, len(ts), -1)
+    last = np.array([len(c[3]) - 2 for c in cards])[:, None, None]  # each card's last step
     # The outermost strong step: the card's edge against the table, not a pip's
     # (or a printed frame's) edge inside it, which may be stronger.
-    peak = grad.max(axis=2, keepdims=True)
-    k = grad.shape[2] - 1 - np.argmax((grad >= 0.5 * peak)[..., ::-1], axis=2)
+    peak = grad.max(axis=3, keepdims=True)
+    k = grad.shape[3] - 1 - np.argmax((grad >= 0.5 * peak)[..., ::-1], axis=3)
     # That step's own top (a blurred edge's ramp spans pixels: its outermost half-height
     # sample lies outside the edge; one sample in, no further, not to reach a frame
     # printed next to the edge), then the top of a parabola through its neighbours.
-    last = grad.shape[2] - 1
-    flat = grad.reshape(-1, last + 1)  # (one row per sample: plain indexing, not take_along)
+    flat = grad.reshape(-1, grad.shape[3])  # (one row per sample: plain indexing)
     rows = np.arange(len(flat)).reshape(k.shape)
     inner = flat[rows, np.maximum(k - 1, 0)]
     k = np.where((k > 0) & (inner > flat[rows, k]), k - 1, k)
@@ -177,13 +196,26 @@ def refine_corners(image: np.ndarray, corners: np.ndarray, reach: float = 0.04,
     sub = np.where((k > 0) & (k < last) & (curve < 0), 0.5 * (g0 - g2) / np.where(
         curve < 0, curve, -1.0), 0.0)
     at_k = g1
-    mid = np.sort(peak[..., 0], axis=1)  # each side's median peak
-    half = mid.shape[1] // 2
-    median = mid[:, half] if mid.shape[1] % 2 else 0.5 * (mid[:, half - 1] + mid[:, half])
-    strong = at_k > np.maximum(8.0, 0.5 * median)[:, None]
-    pitch = steps[1] - steps[0] if len(steps) > 1 else 1.0
-    found = base + ((steps[k] + steps[k + 1]) / 2 + np.clip(sub, -0.5, 0.5) * pitch
-                    )[..., None] * n[:, None]
+    mid = np.sort(peak[..., 0], axis=2)  # each side's median peak
+    half = mid.shape[2] // 2
+    median = mid[..., half] if mid.shape[2] % 2 else 0.5 * (mid[..., half - 1] + mid[..., half])
+    strong = at_k > np.maximum(8.0, 0.5 * median)[..., None]
+    pitch = steps[:, 1] - steps[:, 0]
+    card = np.arange(len(cards))[:, None, None]
+    shift = (steps[card, k] + steps[card, k + 1]) / 2 + np.clip(sub, -0.5, 0.5) * pitch[
+        :, None, None]
+    out = []
+    for j, (p, r, offset, _, a, n, sides, base, _) in enumerate(cards):
+        found = base + shift[j][..., None] * n[:, None]
+        out.append(_corners_from_sides(quads[j], p, r, offset, a, sides, found, strong[j]))
+    return out
+
+
+def _corners_from_sides(corners: np.ndarray, p: np.ndarray, r: float, offset: np.ndarray,
+                        a: np.ndarray, sides: list, found: np.ndarray,
+                        strong: np.ndarray) -> np.ndarray:
+    """:func:`refine_corners`' last step for one card: a robust line through each side's
+    edge points (the rough side where too few were found), corners where they meet."""
     lines = []
     for i in range(4):
         if strong[i].sum() >= 8:
@@ -517,9 +549,12 @@ class NetSight:
         self.threshold = net.threshold
         # (A card under this many pixels of the network's input is a pip block or panel.)
         floor = (NET_MIN_PX * max(self._shape) / net.long_side) ** 2
-        self.found = [c for c in net.decoded(self._maps, self._scale, net.threshold,
-                                             self._shape)
-                      if abs(cv2.contourArea(c.corners)) >= floor]
+        # Decoded once down to the quick path's doubts: suppression keeps a sight for the
+        # surer ones before it only, so the sights at a higher heat are the same.
+        self._low_heat = min(net.threshold, QUICK_DOUBT)
+        self._low = net.decoded(self._maps, self._scale, self._low_heat, self._shape)
+        self.found = [c for c in self._low if c.score >= net.threshold
+                      and abs(cv2.contourArea(c.corners)) >= floor]
         self._weak: list | None = None
 
     @property
@@ -532,6 +567,8 @@ class NetSight:
         """Its sights down to ``heat`` (at or over :data:`WEAK_HEAT`)."""
         if self._weak is not None:
             return [c for c in self._weak if c.score >= heat]
+        if heat >= self._low_heat:
+            return [c for c in self._low if c.score >= heat]
         return self._net.decoded(self._maps, self._scale, heat, self._shape)
 
 
@@ -584,7 +621,7 @@ def quick_cards(image: np.ndarray, sight: NetSight) -> list[Quad] | None:
     # Then onto the card's edges, as the masks' outlines are (each card lies apart): the
     # naming that follows needs to align far fewer of them (26.2 -> 22.2 ms a 720p frame,
     # the edges' 3 ms included).
-    corners = [refine_corners(image, q) for q in corners]
+    corners = refine_corners_all(image, corners)
     odd = [i for i, a in enumerate(areas) if not _one_size(a, typical)]
     if odd:
         # The network's outlines are rough: a court's inner frame it outlined, or a card
