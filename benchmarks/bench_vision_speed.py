@@ -7,7 +7,9 @@ scenes), else the built-in deck. Prints medians of:
 - model load plus enrollment of 40 cards and the back from scans, and enrollment
   from 41 phone photos (1280x720 JPEG, one card each on a table);
 - a 1280x720 photo with four cards found and named (``find_and_identify``), and a
-  1080x1920 portrait phone photo of four cards;
+  1080x1920 portrait phone photo of four cards (one pass; then the median of each
+  photo's fastest of three passes, which a neighbour's burst on a shared machine
+  does not move);
 - the mat path: a 1280x720 camera frame of the play mat with four cards,
   rectified through the marker homography, cards cut out of the non-mat mask
   and named (marker search itself runs every few frames, timed separately);
@@ -50,6 +52,8 @@ from vision.scenes import (  # noqa: E402
     render,
     scatter,
 )
+
+PASSES = 3  # passes over the same photos, for each photo's fastest
 
 
 def med(xs: list[float], cpu: list[float] | None = None) -> str:
@@ -98,20 +102,32 @@ def main() -> int:
     codes = [str(c) for c in ALL_CARDS]
 
     def photos(n, plane_mm, ppm, size, roll):
-        """Median wall and CPU ms of ``find_and_identify`` on ``n`` photos of four cards."""
-        wall, cpu = [], []
+        """Median wall and CPU ms of ``find_and_identify`` on ``n`` photos of four cards
+        (one pass), and the median of each photo's fastest of :data:`PASSES` passes: on
+        a shared machine a neighbour's burst slows a stretch of frames, and a one-pass
+        median moves by several ms from run to run with the same code."""
+        frames = []
         for _ in range(n):
             plane = random_texture(rng, int(plane_mm[1] * ppm), int(plane_mm[0] * ppm))
             cards = scatter(rng, list(rng.choice(codes, 4, replace=False)), plane_mm)
             h = camera_homography(plane_mm, ppm, size, tilt=rng.uniform(0, 30),
                                   yaw=rng.uniform(0, 360), roll=rng.uniform(-roll, roll),
                                   fill=0.95)
-            img = render(plane, ppm, faces, cards, h, size, rng)
+            frames.append(render(plane, ppm, faces, cards, h, size, rng))
+        wall, cpu = [], []
+        for img in frames:
             t0, c0 = time.perf_counter(), time.process_time()
             find_and_identify(img, rec)
             wall.append((time.perf_counter() - t0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
-        return med(wall, cpu)
+        best = list(wall)
+        for _ in range(PASSES - 1):
+            for i, img in enumerate(frames):
+                t0 = time.perf_counter()
+                find_and_identify(img, rec)
+                best[i] = min(best[i], (time.perf_counter() - t0) * 1000)
+        return (f"{med(wall, cpu)}; each photo's best of {PASSES} passes "
+                f"{statistics.median(best):.1f} ms")
 
     print("photo 1280x720, four cards found and named: "
           f"{photos(args.frames, (520.0, 320.0), 3.0, (1280, 720), 180)}")
