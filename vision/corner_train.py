@@ -85,7 +85,10 @@ def make_dataset(n: int, seed: int, deck0: int, workers: int = 2, chunk: int = 2
     return make_in_parallel(_make, n, seed, deck0, workers, chunk, 10)
 
 
-def build_model():
+CHANNELS = (16, 32, 64, 96)  # per stage, at 48x32, 24x16, 12x8 and 6x4
+
+
+def build_model(channels: tuple[int, ...] = CHANNELS):
     import tensorflow as tf
     from tensorflow import keras
     from tensorflow.keras import layers
@@ -97,10 +100,8 @@ def build_model():
 
     inp = keras.Input((CROP_H, CROP_W, 3), name="crop")
     x = layers.Rescaling(1 / 127.5, -1.0)(inp)
-    x = conv(conv(x, 16, 2), 16)  # 48x32
-    x = conv(conv(x, 32, 2), 32)  # 24x16
-    x = conv(conv(x, 64, 2), 64)  # 12x8
-    x = conv(conv(x, 96, 2), 96)  # 6x4: where each edge runs, kept in place
+    for ch in channels:  # down to 6x4: where each edge runs, kept in place
+        x = conv(conv(x, ch, 2), ch)
     x = layers.Flatten()(x)
     x = layers.Dense(128, activation="relu")(x)
     out = layers.Dense(8, name="corners")(x)
@@ -129,7 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--seed", type=int, default=5151)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--channels", default=",".join(map(str, CHANNELS)),
+                    help="the convolutions' channels at each of the four stages")
     args = ap.parse_args(argv)
+    channels = tuple(int(c) for c in args.channels.split(","))
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     t0 = time.time()
@@ -142,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
     tf.config.threading.set_inter_op_parallelism_threads(1)
     tf.keras.utils.set_random_seed(args.seed)
-    model, _ = build_model()
+    model, _ = build_model(channels)
     steps = args.epochs * (len(x) // args.batch)
     model.compile(tf.keras.optimizers.Adam(tf.keras.optimizers.schedules.CosineDecay(
         2e-3, steps, alpha=0.02)), loss="mae")
@@ -156,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     export(model, tf, out)
     meta = {"crop": [CROP_W, CROP_H], "margin": MARGIN, "crops": len(x), "epochs": args.epochs,
-            "seed": args.seed,
+            "seed": args.seed, "channels": list(channels),
             "held_out": {"rough_worst_corner_median_frac": round(before, 4),
                          "worst_corner_px_median": round(float(np.median(worst)), 3),
                          "worst_corner_px_p95": round(float(np.percentile(worst, 95)), 3)}}
