@@ -106,6 +106,82 @@ def test_what_the_masks_must_settle_takes_the_full_search(monkeypatch, case):
     assert quick_cards(np.zeros((H, W, 3), np.uint8), sight) is None
 
 
+@pytest.mark.parametrize("no_card", [True, False])
+def test_a_card_sized_doubt_is_settled_last_by_the_caller(monkeypatch, no_card):
+    """A card-sized doubt sends the frame to the full search unless the caller, shown
+    the doubt's outline once the cards themselves passed, says it is plainly no card."""
+    stub_refiner(monkeypatch)
+    found = reports()
+    sight = Sight(found)
+    doubt = NetCard(card_box(640, 620, 90), 0.45, 1.0)
+    sight.weak = found + [doubt]
+    asked = []
+
+    def settle(outlines):
+        asked.append(outlines)
+        return no_card
+
+    got = quick_cards(np.zeros((H, W, 3), np.uint8), sight, settle)
+    assert (got is not None) == no_card
+    assert len(asked) == 1 and len(asked[0]) == 1
+    assert quad_iou(asked[0][0], doubt.corners) > 0.99
+    found[3] = NetCard(card_box(1080, 340, 80, long_px=170.0), 0.9, 1.0)  # cards at fault
+    asked.clear()
+    assert quick_cards(np.zeros((H, W, 3), np.uint8), Sight(found), settle) is None
+    assert not asked
+
+
+DOUBT = card_box(640, 615, 90, long_px=200.0)  # below the four cards, apart from them
+
+
+def doubted(monkeypatch, corners):
+    """The network's real sight of the picture, unsure besides of a card at ``corners``."""
+    real_sight = detect.net_sight
+
+    def sight_with_doubt(image):
+        sight = real_sight(image)
+        def elsewhere(cards):  # (a card seen there: the network made unsure of it)
+            return [c for c in cards if quad_iou(c.corners, corners) <= 0.5]
+
+        sight.found = elsewhere(sight.found)
+        sight._low = elsewhere(sight._low) + [NetCard(np.float32(corners), 0.42, 1.0)]
+        return sight
+
+    monkeypatch.setattr(detect, "net_sight", sight_with_doubt)
+    searched = []
+    real_find = detect.find_cards
+
+    def find_cards(image, sight=None):
+        searched.append(True)
+        return real_find(image, sight)
+
+    monkeypatch.setattr(detect, "find_cards", find_cards)
+    return searched
+
+
+def test_a_doubt_on_bare_cloth_leaves_the_cards_plainly_seen_to_the_quick_path(
+        deck, recognizer, monkeypatch):
+    img, _ = table(deck)
+    if detect.net_sight(img) is None:
+        pytest.skip("no learned detector or runtime")
+    searched = doubted(monkeypatch, DOUBT)
+    seen = find_and_identify(img, recognizer)
+    assert not searched
+    assert sorted(s.identity.card for s in seen) == sorted(CODES)
+
+
+def test_a_doubt_on_a_card_sends_the_frame_to_the_full_search(deck, recognizer, monkeypatch):
+    """The network unsure of a fifth card: the doubt's patch is like a card, so the
+    colour masks look for it, and it is found and named."""
+    img, _ = table(deck, BOXES + [DOUBT], CODES + ["6b"])
+    if detect.net_sight(img) is None:
+        pytest.skip("no learned detector or runtime")
+    searched = doubted(monkeypatch, DOUBT)
+    seen = find_and_identify(img, recognizer)
+    assert searched
+    assert "6b" in [s.identity.card for s in seen]
+
+
 def test_faint_sights_of_the_cloth_leave_the_quick_path_open(monkeypatch):
     """Sights far fainter than the threshold, or of another size than a card, are the
     cloth's: the network's cards stand."""
@@ -182,8 +258,8 @@ def test_a_card_the_quick_path_cannot_name_is_looked_for_again_with_the_masks(
     img, truth = table(deck)
     real_quick, searched = detect.quick_cards, []
 
-    def half_of_one(image, sight):
-        quads = real_quick(image, sight)
+    def half_of_one(image, sight, *settle):
+        quads = real_quick(image, sight, *settle)
         c = quads[2].corners
         quads[2].corners = np.float32([c[0], c[1], (c[1] + c[2]) / 2, (c[0] + c[3]) / 2])
         return quads

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -584,7 +585,9 @@ def net_sight(image: np.ndarray) -> NetSight | None:
     return None if net is None else NetSight(image, net)
 
 
-def quick_cards(image: np.ndarray, sight: NetSight) -> list[Quad] | None:
+def quick_cards(image: np.ndarray, sight: NetSight,
+                settle: Callable[[list[np.ndarray]], bool] | None = None,
+                ) -> list[Quad] | None:
     """The learned detector's cards alone, with their corners refined, when they leave
     the colour masks nothing to settle; else None (then :func:`find_cards`).
 
@@ -594,7 +597,9 @@ def quick_cards(image: np.ndarray, sight: NetSight) -> list[Quad] | None:
     round it are all of another size than the cards beside them. Each card's corners are
     refined, then moved onto its edges (:func:`refine_corners`); when the network's
     outlines are not of one size, the refined ones must be, and the odd card's must lie
-    on a card's edge all round (:data:`QUICK_EDGE`). The caller names the
+    on a card's edge all round (:data:`QUICK_EDGE`). A card-sized sight the network is
+    unsure of sends the frame to the full search unless ``settle`` (given the doubts'
+    outlines) says they are all plainly no cards. The caller names the
     cards and comes back to :func:`find_cards` when one is not named
     (:func:`vision.recognize.find_and_identify`).
     """
@@ -610,11 +615,12 @@ def quick_cards(image: np.ndarray, sight: NetSight) -> list[Quad] | None:
     typical = statistics.median(areas)
     # A card-sized sight just under the threshold, away from the cards, may be a card
     # the network is unsure of: the masks may outline it.
-    for d in sight.above(QUICK_DOUBT):
-        a = abs(cv2.contourArea(d.corners))
-        if d.score < sight.threshold and 0.5 * typical <= a <= 2 * typical and \
-                not any(_overlap(d.corners, c.corners)[0] > 0 for c in found):
-            return None
+    doubts = [d.corners for d in sight.above(QUICK_DOUBT)
+              if d.score < sight.threshold
+              and 0.5 * typical <= abs(cv2.contourArea(d.corners)) <= 2 * typical
+              and not any(_overlap(d.corners, c.corners)[0] > 0 for c in found)]
+    if doubts and settle is None:
+        return None
     _, refiner = learned_detectors()
     corners = ([c.corners for c in found] if refiner is None
                else refiner.refine(image, [c.corners for c in found], passes=QUICK_PASSES))
@@ -633,6 +639,8 @@ def quick_cards(image: np.ndarray, sight: NetSight) -> list[Quad] | None:
         if not all(_one_size(a, typical) for a in areas) or \
                 any(edge_support(image, corners[i]) < QUICK_EDGE for i in odd):
             return None
+    if doubts and not settle(doubts):  # (last: the dearest test)
+        return None
     return _net_quads(found, corners)
 
 

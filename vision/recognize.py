@@ -249,6 +249,11 @@ SQUAREST = 0.65  # long / short side of a card seen at a steep tilt, over the de
 # the recognition benchmark three right names); so a cover the detector does not see
 # (a hand, a card it missed) leaves the verifier's floor in force.
 PHOTO_WHOLE_SIMILARITY = 0.8
+# A doubtful sight of the network is plainly no card under both (see _no_cards; chosen
+# on the doubts in dev seeds 3030-6060's scenes of the four real decks and in the speed
+# benchmark's frames: 29 cards, whole or partly seen, at 0.35-0.99 by the embedding; 45
+# pieces of cloth at -0.02-0.69, 29 of them under 0.3).
+CLOTH_FACE, CLOTH_EMBEDDING = 0.5, 0.3
 # A report whose outline does not lie on a card's edge (edge_support under LOOSE_EDGE:
 # a side swung out into the cloth or onto the next card) shows the card squeezed, with
 # a band of something else at one end; squeezed, a 7 looks like a 6 and a heart like a
@@ -283,7 +288,8 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
     from vision.detect import find_cards, net_sight, quick_cards
 
     sight = net_sight(image)
-    quick = quick_cards(image, sight) if sight is not None else None
+    quick = quick_cards(image, sight, lambda doubts: _no_cards(image, doubts, recognizer)) \
+        if sight is not None else None
     if quick is not None:
         # The learned detector's cards alone, when it saw them plainly: the colour
         # masks' search and its merging cost a third of the frame. Kept only when every
@@ -298,6 +304,28 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
                 for s in seen):
             return seen
     return _named(image, find_cards(image, sight), recognizer)
+
+
+def _no_cards(image: np.ndarray, doubts: list[np.ndarray], recognizer: Recognizer) -> bool:
+    """Whether each of the network's card-sized doubts (outlines) is plainly no card, so
+    that the quick path may stand: its outline refined as a card's is, its patch like no
+    card or back to the embedding (:data:`CLOTH_EMBEDDING`) and not much like any face
+    of the deck unaligned (:data:`CLOTH_FACE`). The embedding is the witness: the cards
+    among the doubts of the dev seeds' scenes, seen whole or partly, were all at 0.35 or
+    more (many at well under 0.3 by the faces, their outlines rough), the cloth mostly
+    under 0.3. A card the network is unsure of is left to the full search."""
+    from vision.detect import learned_detectors, warp_card
+
+    if recognizer.templates is None:
+        return False
+    _, refiner = learned_detectors()
+    if refiner is not None:
+        doubts = refiner.refine(image, doubts, passes=1)
+    patches = np.stack([warp_card(image, q) for q in doubts])
+    if any(recognizer.templates.plain_similarity(p) >= CLOTH_FACE for p in patches):
+        return False
+    return all(i.similarity < CLOTH_EMBEDDING
+               for i in recognizer.identify_embeddings(recognizer.embedder(patches)))
 
 
 def _named(image: np.ndarray, quads: list, recognizer: Recognizer) -> list[SeenCard]:

@@ -275,6 +275,12 @@ class FaceTemplates:
         return Verdict(v.card, v.similarity, v.contrast, v.turned, ranked, v.runner_up, v.fit,
                        v.best)
 
+    def plain_similarity(self, patch: np.ndarray) -> float:
+        """The patch's correlation with the face (either way up) it is most like, without
+        aligning it: a piece of cloth is like none (dev seeds: under 0.3), a card seen
+        with rough corners still much like its own."""
+        return float((self._fine @ features(_lab(patch, self.size))).max())
+
     def _match(self, patch: np.ndarray, allowed: Iterable[str] | None) -> Verdict:
         rows = self._rows(allowed)
         if len(rows) == 0:
