@@ -276,10 +276,14 @@ class FaceTemplates:
                        v.best)
 
     def plain_similarity(self, patch: np.ndarray) -> float:
-        """The patch's correlation with the face (either way up) it is most like, without
-        aligning it: a piece of cloth is like none (dev seeds: under 0.3), a card seen
-        with rough corners still much like its own."""
-        return float((self._fine @ features(_lab(patch, self.size))).max())
+        """The patch's correlation with the face (either way up) it is most like among
+        the shortlist, without aligning it (as :meth:`match` first compares it)."""
+        lab = _lab(patch, self.size)
+        small = cv2.resize(lab, self.coarse_size, interpolation=cv2.INTER_AREA)
+        # (The shortlist first: one product with every face in full is large enough for
+        # the BLAS to spread over threads.)
+        near = np.argsort(self._coarse @ features(small, blur=0.6))[::-1][:RIVALS]
+        return float((self._fine[near] @ features(lab)).max())
 
     def _match(self, patch: np.ndarray, allowed: Iterable[str] | None) -> Verdict:
         rows = self._rows(allowed)
