@@ -13,6 +13,7 @@ import math
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -145,7 +146,7 @@ def refine_corners_all(image: np.ndarray, quads: list[np.ndarray], reach: float 
     if not len(quads):
         return []
     ts = np.linspace(0.12, 0.88, 24)  # away from the rounded corners
-    cards = []  # per card: p, r, offset, steps, a, n, sides, profile
+    cards: list[_EdgeSearch] = []
     for corners in quads:
         p = np.asarray(corners, np.float64)
         short = min(math.dist(p[0], p[1]), math.dist(p[1], p[2]))
@@ -170,17 +171,17 @@ def refine_corners_all(image: np.ndarray, quads: list[np.ndarray], reach: float 
         xs = np.clip(pts[..., 0], 0, w - 1).astype(np.float32).reshape(4 * len(ts), -1)
         ys = np.clip(pts[..., 1], 0, h - 1).astype(np.float32).reshape(4 * len(ts), -1)
         prof = cv2.remap(gray, xs, ys, cv2.INTER_LINEAR)  # (4 * 24, len(steps)), inside -> out
-        cards.append((p, r, offset, steps, a, n, sides, base, prof))
+        cards.append(_EdgeSearch(p, r, offset, steps, a, n, sides, base, prof))
     # The profiles side by side, the shorter ones (smaller cards) padded outside with a
     # step no edge makes: the search below never lands on the padding.
-    length = max(len(c[3]) for c in cards)
+    length = max(len(c.steps) for c in cards)
     grad = np.full((len(cards), 4 * len(ts), length - 1), -1.0, np.float32)
     steps = np.zeros((len(cards), length))
     for j, c in enumerate(cards):
-        grad[j, :, : len(c[3]) - 1] = np.abs(np.diff(c[8], axis=1))
-        steps[j, : len(c[3])] = c[3]
+        grad[j, :, : len(c.steps) - 1] = np.abs(np.diff(c.profile, axis=1))
+        steps[j, : len(c.steps)] = c.steps
     grad = grad.reshape(len(cards), 4, len(ts), -1)
-    last = np.array([len(c[3]) - 2 for c in cards])[:, None, None]  # each card's last step
+    last = np.array([len(c.steps) - 2 for c in cards])[:, None, None]  # each card's last step
     # The outermost strong step: the card's edge against the table, not a pip's
     # (or a printed frame's) edge inside it, which may be stronger.
     peak = grad.max(axis=3, keepdims=True)
@@ -205,18 +206,29 @@ def refine_corners_all(image: np.ndarray, quads: list[np.ndarray], reach: float 
     card = np.arange(len(cards))[:, None, None]
     shift = (steps[card, k] + steps[card, k + 1]) / 2 + np.clip(sub, -0.5, 0.5) * pitch[
         :, None, None]
-    out = []
-    for j, (p, r, offset, _, a, n, sides, base, _) in enumerate(cards):
-        found = base + shift[j][..., None] * n[:, None]
-        out.append(_corners_from_sides(quads[j], p, r, offset, a, sides, found, strong[j]))
-    return out
+    return [_corners_from_sides(q, c, c.base + shift[j][..., None] * c.n[:, None], strong[j])
+            for j, (q, c) in enumerate(zip(quads, cards, strict=True))]
 
 
-def _corners_from_sides(corners: np.ndarray, p: np.ndarray, r: float, offset: np.ndarray,
-                        a: np.ndarray, sides: list, found: np.ndarray,
+class _EdgeSearch(NamedTuple):
+    """One card's search in :func:`refine_corners_all`, in its neighbourhood's pixels."""
+
+    p: np.ndarray  # the rough corners
+    r: float  # how far from each rough side its edge is looked for
+    offset: np.ndarray  # the neighbourhood's top left in the picture
+    steps: np.ndarray  # the samples' distances across a side
+    a: np.ndarray  # each side's first end
+    n: np.ndarray  # each side's normal out of the card
+    sides: list  # _side of each side
+    base: np.ndarray  # (4, 24, 2) the points along each side the profiles cross
+    profile: np.ndarray  # (4 * 24, len(steps)) brightness across the sides, inside -> out
+
+
+def _corners_from_sides(corners: np.ndarray, c: _EdgeSearch, found: np.ndarray,
                         strong: np.ndarray) -> np.ndarray:
     """:func:`refine_corners`' last step for one card: a robust line through each side's
     edge points (the rough side where too few were found), corners where they meet."""
+    p, r, offset, a, sides = c.p, c.r, c.offset, c.a, c.sides
     lines = []
     for i in range(4):
         if strong[i].sum() >= 8:

@@ -278,17 +278,14 @@ class FaceTemplates:
     def plain_similarity(self, patch: np.ndarray) -> float:
         """The patch's correlation with the face (either way up) it is most like among
         the shortlist, without aligning it (as :meth:`match` first compares it)."""
-        lab = _lab(patch, self.size)
-        small = cv2.resize(lab, self.coarse_size, interpolation=cv2.INTER_AREA)
-        # (The shortlist first: one product with every face in full is large enough for
-        # the BLAS to spread over threads.)
-        near = np.argsort(self._coarse @ features(small, blur=0.6))[::-1][:RIVALS]
-        return float((self._fine[near] @ features(lab)).max())
+        return max(self._first_look(patch, np.arange(len(self.labels)))[4].values())
 
-    def _match(self, patch: np.ndarray, allowed: Iterable[str] | None) -> Verdict:
-        rows = self._rows(allowed)
-        if len(rows) == 0:
-            return Verdict(None, 0.0, 0.0, False, ())
+    def _first_look(self, patch: np.ndarray, rows: np.ndarray):
+        """The patch in Lab and at the shortlist's size, the ``rows`` by the coarse
+        comparison (best first), its features, and its unaligned correlation with the
+        :data:`RIVALS` best of them (row -> correlation). (The shortlist first: one
+        product with every face in full is large enough for the BLAS to spread over
+        threads.)"""
         lab = _lab(patch, self.size)
         small = cv2.resize(lab, self.coarse_size, interpolation=cv2.INTER_AREA)
         coarse = self._coarse[rows] @ features(small, blur=0.6)
@@ -296,6 +293,13 @@ class FaceTemplates:
         near = order[:RIVALS]  # every face the fine comparison looks at
         fine = features(lab)
         sims = dict(zip(map(int, near), map(float, self._fine[near] @ fine), strict=True))
+        return lab, small, order, fine, sims
+
+    def _match(self, patch: np.ndarray, allowed: Iterable[str] | None) -> Verdict:
+        rows = self._rows(allowed)
+        if len(rows) == 0:
+            return Verdict(None, 0.0, 0.0, False, ())
+        lab, small, order, fine, sims = self._first_look(patch, rows)
         best, second = self._top2(sims)
         if second is None:
             return Verdict(self.labels[best], sims[best], 1.0, self.turned[best],
