@@ -311,6 +311,13 @@ class FaceTemplates:
             small_gray = cv2.GaussianBlur(small[..., 0], (0, 0), 0.7)
             gray = cv2.GaussianBlur(lab[..., 0], (0, 0), 1.0)
             feats = {}
+            # Faces that fit only by a warp beyond the limits: never named from it, but
+            # judged in it as rivals (a card outlined askew fits its own face only so,
+            # and in the unaligned view it would lose to a face of the same layout that
+            # fits within them: a 3 of spades named the 3 of clubs).
+            beyond: dict[int, np.ndarray] = {}  # face -> its warp
+            unaligned: set[int] = set()  # faces seen only unaligned (no warp within limits)
+            askew: dict[int, np.ndarray] = {}  # the patch in those faces' frames beyond them
             start = fine_start = None  # the first face's warps, where the others begin
             for k, r in enumerate(dict.fromkeys([best, second, *map(int, order[:SHORTLIST])])):
                 warped, coarse, full = self._align(lab, small_gray, r, gray if k < 2 else None,
@@ -320,23 +327,41 @@ class FaceTemplates:
                 if warped is not None:
                     feats[r] = features(warped)
                     sims[r] = max(sims[r], float(self._fine[r] @ feats[r]))
+                elif full is not None:
+                    beyond[r] = full
                 if len(feats) == SHORTLIST:
                     break
             def aligned(r: int) -> np.ndarray:
                 """The patch as aligned with face ``r``: each face is judged in its own
                 frame (an enrollment photo a little off must not lose for being off)."""
                 if r not in feats:  # a rival beyond the shortlist: the coarse warp will do
-                    warped, _, _ = self._align(lab, small_gray, r, None, start)
+                    warped, _, full = self._align(lab, small_gray, r, None, start)
+                    if warped is None:
+                        unaligned.add(r)
+                        if full is not None:
+                            beyond.setdefault(r, full)
                     feats[r] = fine if warped is None else features(warped)
                     sims[r] = max(sims[r], float(self._fine[r] @ feats[r]))
                 return feats[r]
 
+            def rival(r: int) -> np.ndarray:
+                """The patch as a rival face ``r`` sees it: aligned within the limits if it
+                can be, else in its own frame beyond them, else unaligned."""
+                f = aligned(r)
+                if r not in unaligned or r not in beyond:
+                    return f
+                if r not in askew:
+                    askew[r] = features(cv2.warpPerspective(
+                        lab, beyond[r], self.size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                        borderMode=cv2.BORDER_REPLICATE))
+                return askew[r]
+
             best, second = self._top2(sims)
             level = self._softness(aligned(best), best)
-            contrast, second, fit = self._contrast_all(aligned, best, sims, level)
-            if contrast <= -self.min_contrast:
+            contrast, second, fit = self._contrast_all(aligned, best, sims, level, rival)
+            if contrast <= -self.min_contrast and not (second in unaligned and second in beyond):
                 # The deciding pixels side with the runner-up: judge it as the best.
-                back, third, fit2 = self._contrast_all(aligned, second, sims, level)
+                back, third, fit2 = self._contrast_all(aligned, second, sims, level, rival)
                 if back >= self.min_contrast:
                     best, second, contrast, fit = second, third, back, fit2
         verdict = Verdict(None, sims[best], contrast, self.turned[best], self._ranked(sims),
@@ -370,10 +395,14 @@ class FaceTemplates:
         return int(np.argmax(sims))
 
     def _contrast_all(self, query: Callable[[int], np.ndarray], best: int,
-                      sims: dict[int, float], level: int = 0) -> tuple[float, int, float]:
+                      sims: dict[int, float], level: int = 0,
+                      rival: Callable[[int], np.ndarray] | None = None,
+                      ) -> tuple[float, int, float]:
         """The weakest :meth:`_contrast` of ``best`` against the likeliest other cards
         (a wrong face must not win against the two runners-up that are themselves wrong
-        when the right one could not be aligned), and that rival."""
+        when the right one could not be aligned), and that rival. ``rival``: the patch as
+        each rival sees it (default ``query``)."""
+        rival = rival or query
         code = self.labels[best]
         rivals: list[int] = []
         for r in sorted(sims, key=sims.get, reverse=True):
@@ -381,7 +410,7 @@ class FaceTemplates:
                 rivals.append(r)
             if len(rivals) == RIVAL_CARDS:
                 break
-        judged = {r: self._contrast(query(best), query(r), best, r, level) for r in rivals}
+        judged = {r: self._contrast(query(best), rival(r), best, r, level) for r in rivals}
         worst = min(judged, key=lambda r: judged[r][0])
         return judged[worst][0], worst, max(f for _, f in judged.values())
 
