@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="the full-head detector's weights (.weights.h5)")
     ap.add_argument("--out", required=True, type=Path,
                     help="the student's float model (its int8 models and weights beside it)")
-    ap.add_argument("--scenes", type=int, default=12000)
+    ap.add_argument("--scenes", type=int, default=16000)
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1818)
@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
                               training=False).numpy() for i in range(0, len(fv), 50)])
     agree = agreement(mv.astype(np.float32), sv)
     print("held-out scenes, the student against the teacher:", json.dumps(agree), flush=True)
-    out = Path(args.out)
+    out = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     export(student, tf, out)
     student.save_weights(str(out.with_suffix(".weights.h5")))
