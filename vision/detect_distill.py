@@ -41,7 +41,9 @@ from vision.detect_train import (
     build_model,
     export,
     export_fixed,
+    fit_epoch,
     make_dataset,
+    mean_loss,
 )
 
 HEAD_LAYERS = 9  # build_model's layers from the head on: 6 of the head, heat, geometry, concat
@@ -182,21 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     k = 0
     for epoch in range(args.epochs):
-        order = rng.permutation(len(f))
-        logs = []
-        for b in range(len(f) // args.batch):
-            idx = np.sort(order[b * args.batch:(b + 1) * args.batch])
-            logs.append([float(v) for v in step(tf.constant(f[idx].astype(np.float32)),
-                                                tf.constant(m[idx].astype(np.float32)))])
-            k += 1
-            if k % 200 == 0:
-                lm = np.mean(logs[-200:], 0)
-                print(f"step {k}/{steps} loss {lm[0]:.4f} (heat {lm[1]:.4f} geometry "
-                      f"{lm[2]:.4f}) {time.time() - t0:.0f}s", flush=True)
-        vl = np.mean([[float(v) for v in distill_loss(
-            tf, head(tf.constant(fv[i:i + 50].astype(np.float32)), training=False),
-            tf.constant(mv[i:i + 50].astype(np.float32)))]
-            for i in range(0, len(fv), 50)], 0)
+        k = fit_epoch(tf, step, f, m, args.batch, rng, k, steps, t0)
+        vl = mean_loss(tf, lambda fb, mb: distill_loss(tf, head(fb, training=False), mb),
+                       fv, mv)
         print(f"epoch {epoch + 1}: held-out loss {vl[0]:.4f} (heat {vl[1]:.4f} geometry "
               f"{vl[2]:.4f})", flush=True)
     sv = np.concatenate([head(tf.constant(fv[i:i + 50].astype(np.float32)),

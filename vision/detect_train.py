@@ -270,6 +270,33 @@ def export_fixed(model, tf, out: Path, seed: int) -> None:
         export(model, tf, out.with_name(f"{out.stem}-{h}x{w}.tflite"), seed + h + w, (h, w))
 
 
+def fit_epoch(tf, step, x: np.ndarray, y: np.ndarray, batch: int,
+              rng: np.random.Generator, k: int, steps: int, t0: float) -> int:
+    """One epoch of ``step`` (a training step: loss, heat's, geometry's) over ``x`` and
+    ``y`` in shuffled batches, the running loss printed every 200 steps; returns the
+    steps done so far (``k`` before)."""
+    order = rng.permutation(len(x))
+    logs = []
+    for b in range(len(x) // batch):
+        idx = np.sort(order[b * batch:(b + 1) * batch])
+        logs.append([float(v) for v in step(tf.constant(x[idx].astype(np.float32)),
+                                            tf.constant(y[idx].astype(np.float32)))])
+        k += 1
+        if k % 200 == 0 or k == 20:
+            m = np.mean(logs[-200:], 0)
+            print(f"step {k}/{steps} loss {m[0]:.4f} (heat {m[1]:.4f} geometry {m[2]:.4f}) "
+                  f"{time.time() - t0:.0f}s", flush=True)
+    return k
+
+
+def mean_loss(tf, loss, x: np.ndarray, y: np.ndarray, batch: int = 50) -> np.ndarray:
+    """``loss`` (of a batch of ``x`` and ``y``: total, heat's, geometry's) averaged over
+    batches."""
+    return np.mean([[float(v) for v in loss(tf.constant(x[i:i + batch].astype(np.float32)),
+                                            tf.constant(y[i:i + batch].astype(np.float32)))]
+                    for i in range(0, len(x), batch)], 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=str(Path(__file__).with_name("models") / "card_detect.tflite"))
@@ -355,20 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     k = 0
     for epoch in range(args.epochs):
-        order = rng.permutation(len(x))
-        logs = []
-        for b in range(len(x) // args.batch):
-            idx = np.sort(order[b * args.batch:(b + 1) * args.batch])
-            logs.append([float(v) for v in step(tf.constant(x[idx].astype(np.float32)),
-                                                tf.constant(y[idx].astype(np.float32)))])
-            k += 1
-            if k % 200 == 0 or k == 20:
-                m = np.mean(logs[-200:], 0) if k > 20 else np.mean(logs, 0)
-                print(f"step {k}/{steps} loss {m[0]:.3f} (heat {m[1]:.3f} geometry {m[2]:.3f}) "
-                      f"{time.time() - t0:.0f}s", flush=True)
-        vl = np.mean([[float(v) for v in val_step(tf.constant(xv[i:i + 50].astype(np.float32)),
-                                                  tf.constant(yv[i:i + 50].astype(np.float32)))]
-                      for i in range(0, len(xv), 50)], 0)
+        k = fit_epoch(tf, step, x, y, args.batch, rng, k, steps, t0)
+        vl = mean_loss(tf, val_step, xv, yv)
         print(f"epoch {epoch + 1}: held-out loss {vl[0]:.3f} (heat {vl[1]:.3f} "
               f"geometry {vl[2]:.3f})", flush=True)
         out = Path(args.out)
