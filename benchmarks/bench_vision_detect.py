@@ -25,7 +25,9 @@ With ``--deck DIR`` the scenes are drawn with that deck's scans instead (a real 
 still never trained on by the detector), the deck is enrolled from the same scans, and
 the whole of ``find_and_identify`` runs, as ``recognize`` does: the figures are then
 those of the reports it keeps, with the names of the cards found (right, WRONG,
-unknown). ``--dump FILE`` writes one line per report (what it is, the detector's
+unknown), and the faces named on every other report (a card under half in view, two
+cards outlined as one, the cloth) that are no card it covers: those are wrong cards
+for the referee too. ``--dump FILE`` writes one line per report (what it is, the detector's
 visible fraction, its identity and the comparison's similarity and contrast), from
 which the rules' cut-offs are chosen.
 """
@@ -163,6 +165,17 @@ def main() -> int:
                     if got is not None and got != true:
                         wrong.append(f"{true}->{got} ({c.visible:.2f} visible)")
         for i, q in enumerate(quads):
+            ident = getattr(q, "identity", None)
+            if i not in used and ident is not None and ident.card not in (None, "back"):
+                # A face named on any other report is a card fed to the referee too: right
+                # only if it is a card the report covers (part of).
+                under = {"back" if c.back else c.code for c in cards
+                         if quad_iou(q.corners, c.corners) > 0.3
+                         or quad_inside(q.corners, c.corners) > 0.5}
+                if ident.card not in under:
+                    names["wrong elsewhere"] += 1
+                    wrong.append(f"{'/'.join(sorted(under)) or 'no card'}->{ident.card} "
+                                 f"(report {q.visible:.2f} visible)")
             if i in used or any(quad_iou(q.corners, c.corners) > 0.3 for c in cards):
                 what.setdefault(i, "other")  # a card under half in view, or met twice
                 continue
@@ -191,7 +204,8 @@ def main() -> int:
     print(f"  false   {false_cloth + false_inside} ({(false_cloth + false_inside) / n:.2f} per "
           f"scene: {false_cloth} on cloth or objects, {false_inside} inside a card)")
     if args.deck:
-        print(f"  names   right {names['right']}, WRONG {names['wrong']} {wrong}, "
+        print(f"  names   right {names['right']}, WRONG {names['wrong']} "
+              f"(+{names['wrong elsewhere']} on reports of no card or another) {wrong}, "
               f"unknown {names['unknown']} (deck {args.deck.name})")
     print(f"  ms      median {statistics.median(ms):.1f} per scene")
     if args.dump:
