@@ -11,7 +11,8 @@ it covers most (at least half of the box, or its centre inside the box); reports
 mostly inside an ``ignore`` box count neither way; any other report is a false card.
 Prints per set: recall of fully and of partly visible cards (partial ones also by
 why they are partial), named right, named wrong, left unknown, false reports per
-photo, median ms per photo. ``--draw DIR`` writes each photo with what was found
+photo (and those named as a card: wrong cards for the referee too), median ms per
+photo. ``--draw DIR`` writes each photo with what was found
 (green: named right, red: wrong or false, yellow: unknown, blue: missed labels).
 """
 
@@ -72,7 +73,7 @@ def evaluate(name: str, folder: Path, recognizer: Recognizer, draw: Path | None)
     labels = json.loads((folder / "labels.json").read_text())["images"]
     st = Counter()
     by_why: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    wrong, ms = [], []
+    wrong, false_named, ms = [], [], []
     for image, lab in sorted(labels.items()):
         img = cv2.imread(str(folder / "images" / image), cv2.IMREAD_COLOR)
         if img is None:
@@ -112,6 +113,8 @@ def evaluate(name: str, folder: Path, recognizer: Recognizer, draw: Path | None)
                    for b in lab["ignore"]):
                 continue
             st["false"] += 1
+            if recognizer.is_face(s.identity):  # a card fed to the referee where none is
+                false_named.append(f"{image}:{s.identity.card}")
             if canvas is not None:
                 _draw(canvas, s, (0, 0, 255))
         if canvas is not None:
@@ -124,7 +127,8 @@ def evaluate(name: str, folder: Path, recognizer: Recognizer, draw: Path | None)
           f"({100 * st['found_partial'] / max(1, st['partial']):.1f}%): "
           + ", ".join(f"{w} {f}/{t}" for w, (t, f) in sorted(by_why.items())))
     print(f"  named right {st['right']}, WRONG {st['wrong']} {wrong}, unknown {st['unknown']}")
-    print(f"  false reports {st['false']} ({st['false'] / max(1, n):.2f} per photo); "
+    print(f"  false reports {st['false']} ({st['false'] / max(1, n):.2f} per photo, "
+          f"named as a card: {len(false_named)} {false_named}); "
           f"median {statistics.median(ms):.1f} ms per photo "
           f"({img.shape[1]}x{img.shape[0]})")
 
