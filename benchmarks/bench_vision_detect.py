@@ -27,9 +27,9 @@ the whole of ``find_and_identify`` runs, as ``recognize`` does: the figures are 
 those of the reports it keeps, with the names of the cards found (right, WRONG,
 unknown), and the faces named on every other report (a card under half in view, two
 cards outlined as one, the cloth) that are no card it covers: those are wrong cards
-for the referee too. ``--dump FILE`` writes one line per report (what it is, the detector's
-visible fraction, its identity and the comparison's similarity and contrast), from
-which the rules' cut-offs are chosen.
+for the referee too. ``--dump FILE`` writes one line per report (what it is, the
+detector's visible fraction, its identity and the comparison's similarity and
+contrast), from which the rules' cut-offs are chosen.
 """
 
 from __future__ import annotations

@@ -207,11 +207,11 @@ def _overlapped(q, quads: list) -> bool:
 def _touching(q, quads: list) -> bool:
     """Whether card ``q``'s outline, grown by :data:`TOUCH` of its size, overlaps another
     of ``quads``: a side of it may lie on the other card's edge instead of its own."""
-    from vision.card_net import _overlap
+    from vision.card_net import quad_inside
 
     c = q.corners.mean(0)
     grown = (c + (q.corners - c) * (1 + TOUCH)).astype(np.float32)
-    return any(o is not q and _overlap(grown, o.corners)[0] > 0 for o in quads)
+    return any(o is not q and quad_inside(grown, o.corners) > 0 for o in quads)
 
 
 def _steady(image: np.ndarray, q, ident: Identity, recognizer: Recognizer) -> Identity:
