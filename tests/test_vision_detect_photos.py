@@ -462,3 +462,54 @@ def test_a_network_card_round_a_clean_card_and_its_cloth_is_no_card(deck, monkey
     # Without the clean outlines to compare with, the network's word stands.
     monkeypatch.setattr(detect, "_printed_stock", lambda image, q: False)
     assert any(q.area > 2 * card_area for q in find_cards(img))
+
+
+def _stub_network(monkeypatch, reports: list[NetCard]) -> None:
+    """The learned detector replaced by one that sees ``reports`` (at their scores), and
+    a corner refiner that keeps the corners it is given."""
+    import vision.detect as detect
+
+    class Net:
+        threshold, long_side = 0.5, 480
+
+        def maps(self, image, side=None, smaller=None):
+            return None, 1.0
+
+        def decoded(self, maps, scale, threshold, shape):
+            return [r for r in reports if r.score >= threshold]
+
+    class Refiner:
+        def refine(self, image, quads, passes=2):
+            return [np.float32(q) for q in quads]
+
+    monkeypatch.setattr(detect, "learned_detectors", lambda: (Net(), Refiner()))
+
+
+def test_a_card_the_network_sees_only_faintly_is_found_where_it_shows_a_card(
+        deck, monkeypatch):
+    """A card half under another is learned with a fainter heat (near half in view it is
+    neither to be found nor missed). Seen under the report threshold but at least 0.35,
+    where nothing else is reported, of the cards' size and with a side on a card's edge,
+    it is reported, marked faint. The same faint sight of the bare cloth (no edge), of a
+    pip block (too small) or under 0.35 is not."""
+    boxes = [card_box(x, 360, 0, long_px=220.0) for x in (200, 480, 1000)]
+    under = card_box(720, 300, 90, long_px=220.0)  # its right half under the last card
+    over = card_box(850, 330, 0, long_px=220.0)
+    img, truth = scene(deck, "felt", [("1d", boxes[0]), ("5c", boxes[1]), ("7s", boxes[2]),
+                                      ("3b", under), ("10d", over)])
+    assert 0.5 < truth[3].visible < 0.85 and truth[4].visible > 0.99
+    sure = [NetCard(b, 0.9, 1.0) for b in (*boxes, over)]
+    faint = NetCard(under, 0.42, 0.6)
+    cloth = NetCard(card_box(300, 620, 90, long_px=220.0), 0.42, 1.0)  # bare felt
+    pips = NetCard(card_box(1150, 620, 0, long_px=60.0), 0.42, 1.0)
+    fainter = NetCard(card_box(600, 620, 0, long_px=220.0), 0.3, 1.0)
+    _stub_network(monkeypatch, [*sure, faint, cloth, pips, fainter])
+    quads = find_cards(img)
+    hidden = [q for q in quads if quad_iou(q.corners, under) > 0.9]
+    assert len(hidden) == 1 and hidden[0].faint and hidden[0].visible == pytest.approx(0.6)
+    assert all(not q.faint for q in quads if q is not hidden[0])
+    for other in (cloth, pips, fainter):
+        assert best_iou(quads, other.corners) < 0.3
+    # Under the sure report threshold it was not: the second look is what finds it.
+    _stub_network(monkeypatch, [*sure, NetCard(under, 0.3, 0.6)])
+    assert best_iou(find_cards(img), under) < 0.3

@@ -70,6 +70,15 @@ QUICK_DOUBT = 0.35
 # for 2.5 ms of a 720p frame (bench_vision_speed.py: 23.2 ms a frame with one look and
 # the edges, 24.1 with two, 36.0 with none).
 QUICK_PASSES = 1
+# A sight under the report threshold but at least SECOND_HEAT, where no report lies, of
+# the size of the network's cards (SECOND_SIZE of their median): a card the network is
+# unsure of, most often one half hidden (its heat is learned lower near half in view).
+SECOND_HEAT = 0.35
+SECOND_SIZE = (0.6, 1.7)
+# ... and with one side at least on a card's edge this much (:func:`side_support`): the
+# visible end of a card steps to the table (generated scenes, dev seeds 3030 and 7373:
+# the cards found so 0.62 or more, writing on paper and cloth outlined as a card 0.22-0.5).
+SECOND_EDGE = 0.55
 
 
 @dataclass
@@ -79,6 +88,7 @@ class Quad:
     fill: float  # blob area / quad area: 1 for a clean card
     visible: float = 1.0  # the fraction of the card in view (the learned detector's estimate)
     net: bool = False  # reported by the learned detector (which was taught cards, not books)
+    faint: bool = False  # seen by it only under its report threshold (_second_look)
 
     @property
     def center(self) -> np.ndarray:
@@ -261,12 +271,18 @@ def edge_support(image: np.ndarray, corners: np.ndarray, step: float = 20.0,
     in some channel between ``off`` pixels inside and outside; the weakest side's. A
     true outline steps all round (card against table); an outline with a corner swung
     out into the cloth has a side that does not."""
+    return float(side_support(image, corners, step, off).min())
+
+
+def side_support(image: np.ndarray, corners: np.ndarray, step: float = 20.0,
+                 off: float = 2.5) -> np.ndarray:
+    """:func:`edge_support` of each of a quad's four sides."""
     p = np.asarray(corners, np.float64)
     x0, y0 = np.maximum(0, np.floor(p.min(axis=0) - 2 * off - 2)).astype(int)
     x1, y1 = np.ceil(p.max(axis=0) + 2 * off + 2).astype(int)
     roi = image[y0:y1, x0:x1]
     if roi.size == 0:
-        return 0.0
+        return np.zeros(4)
     roi = cv2.GaussianBlur(roi, (0, 0), 1.0).astype(np.float32)
     h, w = roi.shape[:2]
     p = p - [x0, y0]
@@ -281,8 +297,7 @@ def edge_support(image: np.ndarray, corners: np.ndarray, step: float = 20.0,
     xs = np.clip(pts[..., 0], 0, w - 1).astype(np.float32)
     ys = np.clip(pts[..., 1], 0, h - 1).astype(np.float32)
     vals = cv2.remap(roi, xs, ys, cv2.INTER_LINEAR).reshape(4, 2, len(ts), -1)
-    worst = float((np.abs(vals[:, 0] - vals[:, 1]).max(axis=-1) > step).mean(axis=1).min())
-    return worst
+    return (np.abs(vals[:, 0] - vals[:, 1]).max(axis=-1) > step).mean(axis=1)
 
 
 def _quad_of(contour: np.ndarray) -> tuple[np.ndarray, float]:
@@ -766,9 +781,40 @@ def find_cards(image: np.ndarray, sight: NetSight | None = None) -> list[Quad]:
     extra = [n for n in learned if all(
         quad_iou(n.corners, e.corners) < 0.3 and quad_inside(n.corners, e.corners) < 0.5
         and quad_inside(e.corners, n.corners) < 0.7 for e in exact)]
+    extra += _second_look(image, sight, learned, exact + extra)
     # (The cards whose size can be trusted: those the network sees, and clean outlines.)
     return one_deck(exact + extra, max(image.shape[:2]),
                     [q for q in exact if clean(q)] + learned)
+
+
+def _second_look(image: np.ndarray, sight: NetSight, learned: list[Quad],
+                 reports: list[Quad]) -> list[Quad]:
+    """The network's sights under its threshold (down to :data:`SECOND_HEAT`) that lie
+    where nothing is reported and are, refined, of its cards' size (:data:`SECOND_SIZE`)
+    with a side on a card's edge (:data:`SECOND_EDGE`). Marked ``faint``: not trusted
+    for size (:func:`one_deck`), and a part of one is not named from its visible end
+    (:func:`vision.recognize.find_and_identify`)."""
+    from vision.card_net import quad_inside, quad_iou
+
+    if not learned:
+        return []
+    todo = [c for c in sight.above(SECOND_HEAT) if c.score < sight.threshold]
+    if not todo:
+        return []
+    _, refiner = learned_detectors()
+    corners = refiner.refine(image, [c.corners for c in todo]) if refiner is not None \
+        else [c.corners for c in todo]
+    typical = statistics.median(n.area for n in learned)
+    lo, hi = SECOND_SIZE
+    out = []
+    for q in _net_quads(todo, corners):
+        q.faint = True
+        if lo * typical <= q.area <= hi * typical and \
+                side_support(image, q.corners).max() >= SECOND_EDGE and all(
+                quad_iou(q.corners, r.corners) < 0.3 and quad_inside(q.corners, r.corners) < 0.5
+                and quad_inside(r.corners, q.corners) < 0.7 for r in reports + out):
+            out.append(q)
+    return out
 
 
 def least_area_ratio(distance: float, long_side: float) -> float:

@@ -394,6 +394,11 @@ def _named(image: np.ndarray, quads: list, recognizer: Recognizer) -> list[SeenC
     for i, q in enumerate(quads):
         if i not in ids:
             ids[i] = recognizer.identify_part(patches[i], q.visible)
+            if q.faint and ids[i].card is not None:
+                # Part of a card the network is unsure of: its outline, placed from the
+                # visible part alone, may hold another card's pips (a 4 of diamonds
+                # read as a 2, the end compared taken half from the card beside it).
+                ids[i] = replace(ids[i], card=None, candidates=(ids[i].card,))
     out = []
     for i, q in enumerate(quads):
         ident = ids[i]
