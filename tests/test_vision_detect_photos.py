@@ -513,3 +513,19 @@ def test_a_card_the_network_sees_only_faintly_is_found_where_it_shows_a_card(
     # Under the sure report threshold it was not: the second look is what finds it.
     _stub_network(monkeypatch, [*sure, NetCard(under, 0.3, 0.6)])
     assert best_iou(find_cards(img), under) < 0.3
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_fan_of_three_is_its_top_card_not_one_merged_blob(deck, seed):
+    """Three cards fanned on wood (dev seed 3030's scene 27): the colour masks take the
+    fan as one ragged blob twice a card's size, of nearly a card's proportions, holding
+    the top card the network sees whole. That blob is the cards merged, not a card: the
+    top card is reported with its own outline, and nothing of the blob's size is."""
+    fan = [("4d", [[561, 314], [688, 375], [578, 568], [447, 510]]),
+           ("6c", [[609, 351], [738, 405], [640, 602], [508, 551]]),
+           ("4c", [[705, 629], [572, 585], [660, 382], [790, 429]])]
+    img, truth = scene(deck, "wood", [(c, np.float32(b)) for c, b in fan], seed=seed)
+    quads = find_cards(img)
+    assert best_iou(quads, truth[2].corners) > 0.9
+    card_area = abs(cv2.contourArea(truth[2].corners))
+    assert all(q.area < 1.4 * card_area for q in quads), [q.area / card_area for q in quads]

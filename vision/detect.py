@@ -42,6 +42,7 @@ STOCK_WHITE, PRINT_STD = 60.0, 13.0
 # a panel inside a card (generated scenes: all of them were).
 NET_MIN_PX = 8.0
 SHEET = 2.5  # a blob this many times the network's cards' median area is no card of theirs
+MERGED = 1.5  # a ragged blob this many times it, round one of them, is that card merged
 # One deck's cards in one picture (:func:`one_deck`): the steepest tilt of the camera and a
 # phone's widest lens (focal length over the picture's long side: 65 degrees across) bound
 # how much smaller one card can look than another; a report under SIZE_MARGIN of that
@@ -772,12 +773,16 @@ def find_cards(image: np.ndarray, sight: NetSight | None = None) -> list[Quad]:
     # that is not two whole cards side by side (:func:`_holds_pair`) nor three.
     # So is a ragged blob around a card the network sees that is far smaller than it:
     # the sheet, book or cloth the card lies on, taken in with it.
+    # A ragged blob far bigger than the network's cards that holds one of them whole is
+    # that card merged with the cards it lies on (three fanned on a plain cloth, dev seed
+    # 3030's scene 27): the card is the network's.
+    merged = MERGED * statistics.median(n.area for n in learned) if learned else math.inf
     exact = [e for e in exact if not any(
         quad_inside(e.corners, n.corners) > 0.7 and e.area < 0.6 * n.area
         and quad_iou(e.corners, n.corners) < 0.5 for n in learned)
         and not (_spans_two(e, learned) and (not clean(e) or _holds_three(e, learned)
                                              or _holds_pair(e, learned)))
-        and not (_holds_smaller(e, learned) and not clean(e))]
+        and not (not clean(e) and _holds_smaller(e, learned, 0.7 if e.area > merged else 0.4))]
     extra = [n for n in learned if all(
         quad_iou(n.corners, e.corners) < 0.3 and quad_inside(n.corners, e.corners) < 0.5
         and quad_inside(e.corners, n.corners) < 0.7 for e in exact)]

@@ -270,6 +270,7 @@ class SeenCard:
     corners: np.ndarray  # image pixels TL TR BR BL of the card as printed (when known)
     identity: Identity
     visible: float = 1.0  # the fraction of the card in view
+    faint: bool = False  # the detector saw it only under its report threshold
 
 
 WHOLE_VISIBLE = 0.85  # a card with this much in view is compared as a whole face
@@ -417,7 +418,7 @@ def _named(image: np.ndarray, quads: list, recognizer: Recognizer) -> list[SeenC
             elif recognizer.is_face(ident) and _touching(q, quads):
                 ident = _steady(image, q, ident, recognizer)
         corners = np.roll(q.corners, -2, axis=0) if ident.flipped else q.corners
-        out.append(SeenCard(corners, ident, round(float(q.visible), 2)))
+        out.append(SeenCard(corners, ident, round(float(q.visible), 2), q.faint))
     if not any(recognizer.is_face(s.identity) for s in out):
         # Nothing named: the picture may be one card filling it (a scan, a crop).
         return _whole(image, recognizer) or out
