@@ -426,44 +426,6 @@ def test_the_networks_duplicates_are_suppressed_and_neighbours_kept():
     assert kept == [sure, touching, under, apart]
 
 
-def test_a_network_card_round_a_clean_card_and_its_cloth_is_no_card(deck, monkeypatch):
-    """The network may outline a card with the cloth round it as one card three times a
-    card's size (a table's corner beside it looks like a card's: the recognition
-    benchmark's french scene 8). Next to the clean outlines of the deck's other cards,
-    the clean card it holds is the card, and the big outline is none: it must neither
-    be reported nor make that card look too small to be one."""
-    import vision.detect as detect
-
-    boxes = [card_box(x, y, a, long_px=200.0) for x, y, a in
-             ((200, 360, 10), (480, 330, -20), (780, 380, 35), (1080, 340, 80))]
-    img, truth = scene(deck, "felt", list(zip(["1d", "5c", "7s", "10b"], boxes, strict=True)))
-    big = card_box(830, 420, 35, long_px=350.0)  # holds the 7s's centre, 3x its area
-    reports = [NetCard(t.corners.astype(np.float32), 0.9, 1.0) for t in truth]
-    reports.append(NetCard(big, 0.62, 0.82))
-
-    class Net:
-        threshold, long_side = 0.5, 480
-
-        def maps(self, image, side=None, smaller=None):
-            return None, 1.0
-
-        def decoded(self, maps, scale, threshold, shape):
-            return [r for r in reports if r.score >= threshold]
-
-    class Refiner:
-        def refine(self, image, quads, passes=2):
-            return [np.float32(q) for q in quads]
-
-    monkeypatch.setattr(detect, "learned_detectors", lambda: (Net(), Refiner()))
-    quads = find_cards(img)
-    card_area = abs(cv2.contourArea(boxes[0]))
-    assert all(q.area < 1.5 * card_area for q in quads)
-    assert all(best_iou(quads, t.corners) > 0.8 for t in truth)
-    # Without the clean outlines to compare with, the network's word stands.
-    monkeypatch.setattr(detect, "_printed_stock", lambda image, q: False)
-    assert any(q.area > 2 * card_area for q in find_cards(img))
-
-
 def _stub_network(monkeypatch, reports: list[NetCard]) -> None:
     """The learned detector replaced by one that sees ``reports`` (at their scores), and
     a corner refiner that keeps the corners it is given."""
@@ -483,6 +445,30 @@ def _stub_network(monkeypatch, reports: list[NetCard]) -> None:
             return [np.float32(q) for q in quads]
 
     monkeypatch.setattr(detect, "learned_detectors", lambda: (Net(), Refiner()))
+
+
+def test_a_network_card_round_a_clean_card_and_its_cloth_is_no_card(deck, monkeypatch):
+    """The network may outline a card with the cloth round it as one card three times a
+    card's size (a table's corner beside it looks like a card's: the recognition
+    benchmark's french scene 8). Next to the clean outlines of the deck's other cards,
+    the clean card it holds is the card, and the big outline is none: it must neither
+    be reported nor make that card look too small to be one."""
+    import vision.detect as detect
+
+    boxes = [card_box(x, y, a, long_px=200.0) for x, y, a in
+             ((200, 360, 10), (480, 330, -20), (780, 380, 35), (1080, 340, 80))]
+    img, truth = scene(deck, "felt", list(zip(["1d", "5c", "7s", "10b"], boxes, strict=True)))
+    big = card_box(830, 420, 35, long_px=350.0)  # holds the 7s's centre, 3x its area
+    reports = [NetCard(t.corners.astype(np.float32), 0.9, 1.0) for t in truth]
+    reports.append(NetCard(big, 0.62, 0.82))
+    _stub_network(monkeypatch, reports)
+    quads = find_cards(img)
+    card_area = abs(cv2.contourArea(boxes[0]))
+    assert all(q.area < 1.5 * card_area for q in quads)
+    assert all(best_iou(quads, t.corners) > 0.8 for t in truth)
+    # Without the clean outlines to compare with, the network's word stands.
+    monkeypatch.setattr(detect, "_printed_stock", lambda image, q: False)
+    assert any(q.area > 2 * card_area for q in find_cards(img))
 
 
 def test_a_card_the_network_sees_only_faintly_is_found_where_it_shows_a_card(
