@@ -313,8 +313,8 @@ def test_chiamata_s_auction_is_entered_on_an_unlocked_phone_and_shown_to_all(ser
     page.select_option("#auction select[name=rank]", "3")
     page.select_option("#auction select[name=suit]", "c")
     page.fill("#auction input[name=bid]", "70")
-    page.click("#btn-call")
-    page.wait_for_url(url)
+    with page.expect_navigation():  # (the page is at url already: wait for the post's)
+        page.click("#btn-call")
     assert "Call recorded." in page.inner_text(".flashes")
     for phone in (page, spectator):
         phone.wait_for_selector("#auction-result")
