@@ -515,3 +515,27 @@ def test_a_fan_of_three_is_its_top_card_not_one_merged_blob(deck, seed):
     assert best_iou(quads, truth[2].corners) > 0.9
     card_area = abs(cv2.contourArea(truth[2].corners))
     assert all(q.area < 1.4 * card_area for q in quads), [q.area / card_area for q in quads]
+
+
+def test_three_sights_inside_one_busy_back_are_not_three_cards_side_by_side():
+    """A busy back (toscane's check) may be seen by the network as its two halves and its
+    middle, or as three strips: three sights of card size in the back's clean outline,
+    as three cards side by side are. Those overlap one another or leave much of the
+    outline out; three cards side by side neither overlap nor leave it out."""
+    from vision.detect import Quad, _holds_three
+
+    def quad(corners) -> Quad:
+        c = np.float32(corners)
+        return Quad(c, abs(cv2.contourArea(c)), 1.0, 1.0, True)
+
+    back = quad(card_box(640, 360, 90, long_px=300))  # lying crosswise: 300 x 191 px
+    halves = [quad(card_box(640 + dx, 360, 0, long_px=180)) for dx in (-75, 0, 75)]
+    assert all(h.area >= 0.2 * back.area for h in halves)
+    assert not _holds_three(back, halves)
+    strips = [quad(card_box(640 + dx, 360, 0, long_px=150)) for dx in (-96, 0, 96)]
+    assert not _holds_three(back, strips)  # apart, but three quarters of it left out
+    w = 260.0 / 1.57
+    row = quad(card_box(640, 360, 90, long_px=3 * w))  # three cards touching in a row
+    cards = [quad(card_box(640 + (i - 1) * w, 360, 0)) for i in range(3)]
+    assert _holds_three(row, cards)
+    assert not _holds_three(row, cards[:2])

@@ -443,3 +443,18 @@ def test_part_of_a_card_the_network_is_unsure_of_is_not_named_from_its_end(
     seen = _found_as(img, [(ace, 1.0), (shifted, 0.741, True)], rec, monkeypatch)
     assert [s.identity.card for s in seen] == ["1d", None]
     assert seen[1].faint and seen[1].identity.candidates == ("2d",)  # what it would be named
+
+
+def test_a_busy_back_alone_on_the_cloth_is_one_card_not_its_pieces():
+    """Scene 71 of the detection benchmark's toscane run at dev seed 5151: one back on a
+    green cloth. The network sees its check as three cards (its two halves and its
+    middle, overlapping), which once dropped the back's clean outline as three cards
+    side by side: three false reports inside the card, and the card missed."""
+    from vision.card_net import quad_iou
+    from vision.detect import find_cards
+
+    img, cards = _bench_scenes("toscane", 5151, (71,))[71]
+    assert list(cards) == ["back"] and cards["back"].visible == 1.0
+    quads = find_cards(img)
+    assert len(quads) == 1, [q.corners.round().tolist() for q in quads]
+    assert quad_iou(quads[0].corners, cards["back"].corners) > 0.9
