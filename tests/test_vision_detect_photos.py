@@ -539,3 +539,7 @@ def test_three_sights_inside_one_busy_back_are_not_three_cards_side_by_side():
     cards = [quad(card_box(640 + (i - 1) * w, 360, 0)) for i in range(3)]
     assert _holds_three(row, cards)
     assert not _holds_three(row, cards[:2])
+    four = quad(card_box(640, 360, 90, long_px=4 * w, ratio=4 * w / 260))  # four in a row
+    cards = [quad(card_box(640 + (i - 1.5) * w, 360, 0)) for i in range(4)]
+    assert sum(c.area for c in cards[:3]) < 0.8 * four.area  # any three leave it out
+    assert _holds_three(four, cards)

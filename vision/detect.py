@@ -9,6 +9,7 @@ blobs of cards that touch or overlap a little by eroding them apart.
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections.abc import Callable
@@ -952,8 +953,8 @@ def _holds_pair(blob: Quad, cards: list[Quad]) -> bool:
 
 
 def _holds_three(blob: Quad, cards: list[Quad]) -> bool:
-    """Whether three cards the network sees, each a fifth of the blob or more, lie side
-    by side in it and fill it: centre inside, no two overlapping by more than
+    """Whether three cards or more the network sees, each a fifth of the blob or more,
+    lie side by side in it and fill it: centre inside, no two overlapping by more than
     :data:`APART` of the smaller, their areas :data:`FILLED` of the blob's or more. Three
     cards touching in a row make an outline of a card's proportions that steps to the
     table all round. A figure's two panels are two; sights of pieces of one busy back
@@ -966,10 +967,11 @@ def _holds_three(blob: Quad, cards: list[Quad]) -> bool:
         return False
     apart = [[_overlap(a.corners, b.corners)[0] <= APART * min(a.area, b.area)
               for b in inside] for a in inside]
-    n = len(inside)
-    return any(apart[i][j] and apart[i][k] and apart[j][k] and sum(
-        c.area for c in (inside[i], inside[j], inside[k])) >= FILLED * blob.area
-        for i in range(n) for j in range(i + 1, n) for k in range(j + 1, n))
+    # (Three or more: four cards in a row fill their outline, any three of them do not.)
+    return any(all(apart[i][j] for i, j in itertools.combinations(row, 2))
+               and sum(inside[i].area for i in row) >= FILLED * blob.area
+               for r in range(3, len(inside) + 1)
+               for row in itertools.combinations(range(len(inside)), r))
 
 
 def work_image(image: np.ndarray, upright: bool = True) -> tuple[np.ndarray, float]:
