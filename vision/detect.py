@@ -56,7 +56,7 @@ WHOLE_SEEN = 0.85  # a report the detector sees this much of is a whole card (as
 HIDDEN = 0.6  # more of a report than this inside another: under it or part of it
 PART = 0.7  # a report under this share of a card's area is a part of one (see one_deck)
 APART = 0.25  # cards side by side overlap by less than this of the smaller (_holds_three)
-FILLED = 0.8  # and their areas add up to this share of their outline's or more
+FILLED = 0.75  # and their areas add up to this share of their outline's or more
 # The network's cards are of one size when none is under this share of their median or
 # over its inverse (:func:`quick_cards`). When one is not, the outlines refined must be,
 # and that card's must lie on a card's edge all round (:func:`edge_support` of its
@@ -953,16 +953,17 @@ def _holds_pair(blob: Quad, cards: list[Quad]) -> bool:
 
 
 def _holds_three(blob: Quad, cards: list[Quad]) -> bool:
-    """Whether three cards or more the network sees, each a fifth of the blob or more,
-    lie side by side in it and fill it: centre inside, no two overlapping by more than
-    :data:`APART` of the smaller, their areas :data:`FILLED` of the blob's or more. Three
-    cards touching in a row make an outline of a card's proportions that steps to the
+    """Whether three cards or more the network sees, each 0.15 of the blob or more (a pip
+    block is less), lie side by side in it and fill it: centre inside, no two
+    overlapping by more than :data:`APART` of the smaller, their areas :data:`FILLED`
+    of the blob's or more. Cards touching in a row make an outline that steps to the
     table all round. A figure's two panels are two; sights of pieces of one busy back
     (toscane's check: its two halves and its middle, dev seed 5151's scene 71) overlap
-    one another, or leave much of it out."""
+    one another, or leave much of it out (four cards in a row: dev seed 9292's
+    triestine scene 82)."""
     from vision.card_net import _overlap
 
-    inside = [c for c in cards if c.area >= 0.2 * blob.area and _holds_point(blob, c.center)]
+    inside = [c for c in cards if c.area >= 0.15 * blob.area and _holds_point(blob, c.center)]
     if len(inside) < 3:
         return False
     apart = [[_overlap(a.corners, b.corners)[0] <= APART * min(a.area, b.area)
