@@ -323,3 +323,25 @@ def test_chiamata_s_auction_is_entered_on_an_unlocked_phone_and_shown_to_all(ser
         assert "partner" not in phone.inner_text("#seats").lower()
     hand = hub.snapshot()["hand"]
     assert (hand["caller"], hand["called"], hand["bid"], hand["partner"]) == (3, "3c", 70, None)
+
+
+def test_every_page_fits_a_phone_s_width_after_a_hand(server, page):
+    """Nothing runs off a 390 px screen: the ranking's six columns once made its page
+    487 px wide, so that the phone scrolled sideways and "Average points" was cut."""
+    app, url, _ = server
+    hub = hub_of(app)
+    session = app.extensions["briscola"]["session"]
+    hub.submit("setup", players=2, names=["Giulia Bianchi", "Marco Esposito"], variants=[],
+               length=1, deck="builtin", dealer=0)
+    sim = play_hand(HandRules(2), 0, random.Random(8), style="sensible")
+    for e in sim.events[1:]:
+        assert session.feed(e.to_json()).accepted
+    for path in ("", "ranking/", "history/", f"players/{'Giulia Bianchi'}"):
+        page.goto(url + path)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+    page.goto(url + "ranking/")
+    assert "Average points" in page.inner_text("table.ranking")
+    # The six columns fit the panel: the table does not scroll inside it either.
+    assert page.evaluate("document.querySelector('table.ranking').getBoundingClientRect()"
+                         ".right <= document.querySelector('.table-scroll')"
+                         ".getBoundingClientRect().right + 0.5")
