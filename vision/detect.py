@@ -57,6 +57,7 @@ HIDDEN = 0.6  # more of a report than this inside another: under it or part of i
 PART = 0.7  # a report under this share of a card's area is a part of one (see one_deck)
 APART = 0.25  # cards side by side overlap by less than this of the smaller (_holds_three)
 FILLED = 0.75  # and their areas add up to this share of their outline's or more
+ROW_MOST = 8  # the largest sights in a blob weighed as a row (the subsets grow as 2**n)
 # The network's cards are of one size when none is under this share of their median or
 # over its inverse (:func:`quick_cards`). When one is not, the outlines refined must be,
 # and that card's must lie on a card's edge all round (:func:`edge_support` of its
@@ -963,7 +964,8 @@ def _holds_three(blob: Quad, cards: list[Quad]) -> bool:
     triestine scene 82)."""
     from vision.card_net import _overlap
 
-    inside = [c for c in cards if c.area >= 0.15 * blob.area and _holds_point(blob, c.center)]
+    inside = sorted((c for c in cards if c.area >= 0.15 * blob.area
+                     and _holds_point(blob, c.center)), key=lambda c: -c.area)[:ROW_MOST]
     if len(inside) < 3:
         return False
     apart = [[_overlap(a.corners, b.corners)[0] <= APART * min(a.area, b.area)
