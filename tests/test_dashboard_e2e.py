@@ -336,12 +336,15 @@ def test_every_page_fits_a_phone_s_width_after_a_hand(server, page):
     sim = play_hand(HandRules(2), 0, random.Random(8), style="sensible")
     for e in sim.events[1:]:
         assert session.feed(e.to_json()).accepted
-    for path in ("", "ranking/", "history/", "players/Giulia Bianchi"):
-        page.goto(url + path)
-        assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
-    page.goto(url + "ranking/")
-    assert "Average points" in page.inner_text("table.ranking")
-    # The six columns fit the panel: the table does not scroll inside it either.
-    assert page.evaluate("document.querySelector('table.ranking').getBoundingClientRect()"
-                         ".right <= document.querySelector('.table-scroll')"
-                         ".getBoundingClientRect().right + 0.5")
+    headers = {"en": "Average points", "it": "Punti medi", "fr": "Points moyens"}
+    for lang, header in headers.items():  # (Italian's words are the longest)
+        page.context.add_cookies([{"name": "lang", "value": lang, "url": url}])
+        for path in ("", "ranking/", "history/", "setup/", "players/Giulia Bianchi"):
+            page.goto(url + path)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390, (lang, path)
+        page.goto(url + "ranking/")
+        assert header in page.inner_text("table.ranking")
+        # The six columns fit the panel: the table does not scroll inside it either.
+        assert page.evaluate("document.querySelector('table.ranking').getBoundingClientRect()"
+                             ".right <= document.querySelector('.table-scroll')"
+                             ".getBoundingClientRect().right + 0.5"), lang
