@@ -337,11 +337,15 @@ def test_every_page_fits_a_phone_s_width_after_a_hand(server, page):
     for e in sim.events[1:]:
         assert session.feed(e.to_json()).accepted
     headers = {"en": "Average points", "it": "Punti medi", "fr": "Points moyens"}
+    tricks = {"en": "tricks", "it": "prese", "fr": "plis"}
     for lang, header in headers.items():  # (Italian's words are the longest)
         page.context.add_cookies([{"name": "lang", "value": lang, "url": url}])
         for path in ("", "ranking/", "history/", "setup/", "players/Giulia Bianchi"):
             page.goto(url + path)
             assert page.evaluate("document.documentElement.scrollWidth") <= 390, (lang, path)
+            if path == "":  # each player's count of tricks says what it counts
+                wait_for(page, "document.querySelectorAll('#seats .piles-label').length == 2")
+                assert page.inner_text("#seats .piles-label") == tricks[lang]
         page.goto(url + "ranking/")
         assert header in page.inner_text("table.ranking")
         # The six columns fit the panel: the table does not scroll inside it either.

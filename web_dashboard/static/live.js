@@ -160,8 +160,12 @@
       if (h && h.partner === seat && h.partner !== h.caller) {
         badges.append(el("span", {class: "badge", text: t("partner")}));
       }
-      li.append(el("span", {class: "piles", title: t("tricks"),
-                            text: h ? "🂠 " + h.tricks_won[seat] : ""}));
+      // The count says what it counts: a phone shows no tooltip, and "🂠 13" alone
+      // reads as cards in hand.
+      const piles = el("span", {class: "piles", title: t("tricks"),
+                                text: h ? "🂠 " + h.tricks_won[seat] : ""});
+      if (h) piles.append(el("small", {class: "piles-label", text: t("tricks").toLowerCase()}));
+      li.append(piles);
       li.append(badges);
       list.append(li);
     });
