@@ -29,7 +29,9 @@ unknown), and the faces named on every other report (a card under half in view, 
 cards outlined as one, the cloth) that are no card it covers: those are wrong cards
 for the referee too. ``--dump FILE`` writes one line per report (what it is, the
 detector's visible fraction, its identity and the comparison's similarity and
-contrast), from which the rules' cut-offs are chosen.
+contrast), from which the rules' cut-offs are chosen, and one per card missed
+(``missed_full`` / ``missed_partial``: its visible fraction, area, code, and in the
+similarity column the best overlap any report had with it).
 """
 
 from __future__ import annotations
@@ -131,6 +133,7 @@ def main() -> int:
     names = Counter()
     wrong: list[str] = []
     rows: list[str] = []
+    missed: list[str] = []
     find(np.zeros((h, w, 3), np.uint8))  # models loaded before the clock starts
     full = [0, 0]
     part = [0, 0]
@@ -152,6 +155,12 @@ def main() -> int:
                         if i not in used), default=(0.0, -1))
             tally = full if c.visible >= 0.97 else part
             tally[1] += 1
+            if best[0] < 0.6:  # a card missed: dumped too, to be looked at
+                missed.append("\t".join(map(str, (
+                    scene, "missed_full" if c.visible >= 0.97 else "missed_partial",
+                    round(float(c.visible), 3), round(float(abs(cv2.contourArea(
+                        np.float32(c.corners)))), 1), "back" if c.back else c.code,
+                    None, round(best[0], 3), None, 0))))
             if best[0] >= 0.6:
                 used.add(best[1])
                 tally[0] += 1
@@ -210,7 +219,7 @@ def main() -> int:
     print(f"  ms      median {statistics.median(ms):.1f} per scene")
     if args.dump:
         args.dump.write_text("scene\tkind\tvisible\tarea\tcard\tconfidence\tsimilarity\tcontrast\tfaint\n"
-                             + "\n".join(rows) + "\n")
+                             + "\n".join(rows + missed) + "\n")
     return 0
 
 
