@@ -395,27 +395,61 @@ def test_a_card_half_under_a_back_outlined_to_the_back_is_not_named(
 def test_a_card_outlined_onto_the_next_card_is_not_named_by_those_pixels(
         embedder, triestine_5151, monkeypatch):
     """Scene 118: a 6 of cups in full view, its far end outlined 7 px out onto the 2 of
-    swords beneath: squeezed, it reads as a 7 of cups (0.81, contrast 0.42; the outline
-    rounded to whole pixels, as a 5 at 0.70: no evidence either way). It touches
-    that card, so its name must hold with each side moved by 3% of the card; moved back
-    towards its own edge it reads as a 6, so it stays unknown, both offered. The true
-    outline is named a 6 as ever."""
+    swords beneath: squeezed, it read as a 7 of cups (0.81, contrast 0.42) until faint
+    colour stopped counting (session 23), and was then kept unknown only because it
+    touches that card and its name did not hold with each side moved by 3% of the card.
+    Outlined from half to three times that far out, it is never named a 7 now: a 6 or
+    unknown with the 6 offered. The true outline is named a 6 as ever."""
     img, cards = triestine_5151[118]
-    onto = [[334.2, 643.3], [269.1, 580.9], [385.4, 448.0], [450.7, 506.3]]
+    onto = np.float32([[334.2, 643.3], [269.1, 580.9], [385.4, 448.0], [450.7, 506.3]])
     others = [([[1014, 345], [1096, 303], [1188, 457], [1105, 500]], 1.0),  # 10c
               ([[576, 383], [618, 467], [469, 541], [427, 462]], 0.98),  # 6d
               ([[486, 324], [557, 380], [454, 506], [384, 455]], 0.59),  # 2s, half hidden
               ([[554, 391], [487, 331], [591, 210], [659, 268]], 1.0),  # 6b
               ([[608, 408], [664, 470], [540, 576], [487, 517]], 0.66)]  # 4b, partly hidden
     rec = _triestine_recognizer(embedder)
-    seen = _found_as(img, [*others, (onto, 1.0)], rec, monkeypatch)
-    six = [s for s in seen if np.abs(np.float32(s.corners) - np.float32(onto)).max() < 1
-           or np.abs(np.roll(np.float32(s.corners), 2, 0) - np.float32(onto)).max() < 1]
-    assert len(six) == 1 and six[0].identity.card is None
-    assert {"6c", "7c"} <= set(six[0].identity.candidates)
-    true = cards["6c"].corners
+    true = np.float32(cards["6c"].corners)
+    for far in (0.5, 1.0, 1.5, 2.0, 3.0):
+        quad = true + far * (onto - true)
+        seen = _found_as(img, [*others, (quad.tolist(), 1.0)], rec, monkeypatch)
+        six = [s for s in seen if min(np.abs(np.roll(np.float32(s.corners), r, 0) - quad).max()
+                                      for r in (0, 2)) < 1]
+        assert len(six) == 1, far
+        assert six[0].identity.card == "6c" or (
+            six[0].identity.card is None and "6c" in six[0].identity.candidates), far
     seen = _found_as(img, [*others, (true, 1.0)], rec, monkeypatch)
     assert "6c" in {s.identity.card for s in seen}
+
+
+def test_a_name_that_moves_with_the_outline_s_sides_is_not_given():
+    """A face touching another card keeps its name only if it holds with each side of
+    its outline moved in and out by ``TOUCH`` (``_steady``): a name a few pixels of
+    outline decide is no evidence. Unknown then, every name it took offered."""
+    from dataclasses import replace
+
+    from vision.recognize import Identity, _steady
+
+    corners = np.float32([[100, 100], [200, 100], [200, 260], [100, 260]])
+    q = type("Quad", (), {"corners": corners})()
+    named = Identity(card="6c", confidence=0.9, similarity=0.9, margin=0.5, flipped=False,
+                     candidates=(), contrast=0.6)
+    img = np.full((400, 400, 3), 200, np.uint8)
+
+    class Reads:  # names each warped view by its height: the outline decides the name
+        def __init__(self, names):
+            self.names = names
+            self.views = 0
+
+        def identify(self, patches):
+            self.views += len(patches)
+            return [replace(named, card=n) for n in self.names]
+
+    same = Reads(["6c", None, "6c", "back", "6c", "6c", None, "6c"])
+    assert _steady(img, q, named, same) is named
+    assert same.views == 8  # each of four sides, in and out
+    moved = Reads(["6c", "7c", "6c", "6c", "5c", "6c", "7c", "6c"])
+    got = _steady(img, q, named, moved)
+    assert got.card is None and got.candidates == ("6c", "7c", "5c")
 
 
 def test_part_of_a_card_the_network_is_unsure_of_is_not_named_from_its_end(
@@ -458,3 +492,38 @@ def test_a_busy_back_alone_on_the_cloth_is_one_card_not_its_pieces():
     quads = find_cards(img)
     assert len(quads) == 1, [q.corners.round().tolist() for q in quads]
     assert quad_iou(quads[0].corners, cards["back"].corners) > 0.9
+
+
+def test_a_photo_reference_with_a_green_cast_tells_its_twin_suit():
+    """The recognition benchmark's french photos at seed 6262: the 3 of clubs' photo lent
+    its black print a green cast (chroma up to 17, against 0 in the scan; the paper is
+    clipped white, so the white balance on it cannot see it). Judged on the pixels where
+    the 3 of clubs and the 3 of spades differ, 17 of 40 views sided with neither. Faint
+    colour now counts for nothing, and the photo's references do as well as the scans'."""
+    import zlib
+
+    from vision.augment import camera_patch
+    from vision.deck_folder import on_white
+    from vision.verify import FaceTemplates
+
+    faces = {c: on_white(f) for c, f in _faces("french", alpha=True).items()}
+    rng = np.random.default_rng((6262, zlib.crc32(b"french"), 1))  # as the benchmark
+    sizes = [(1280, 720), (720, 1280), (1024, 768), (768, 1024)]
+    refs = {}
+    for i, code in enumerate(CODES[:max(CODES.index("3b"), CODES.index("3s")) + 1]):
+        img, _ = card_photo(faces[code], rng, sizes[i % 4])
+        if code in ("3b", "3s"):
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            refs[code] = card_patch(cv2.imdecode(buf, cv2.IMREAD_COLOR))
+    lab = cv2.cvtColor(refs["3b"], cv2.COLOR_BGR2LAB).astype(np.float32)
+    assert np.hypot(lab[..., 1] - 128, lab[..., 2] - 128).max() > 12  # the cast is there
+
+    def unknown(templates: FaceTemplates) -> int:
+        views = np.random.default_rng(1)
+        seen = [(c, templates.match(camera_patch(faces[c], views, 0.7)).card)
+                for c in ("3b", "3s") * 20]
+        assert all(got in (None, c) for c, got in seen)
+        return sum(got is None for _, got in seen)
+
+    from_scans = unknown(FaceTemplates({c: card_patch(faces[c]) for c in ("3b", "3s")}))
+    assert unknown(FaceTemplates(refs)) <= from_scans + 1

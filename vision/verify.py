@@ -8,7 +8,8 @@ with the enrolled faces themselves, the way a person checks a card:
    falloff and exposure go away) and the two colour channels measured from the
    card's own paper and from their own surroundings (so a warm lamp, a green
    cloth's cast or a tint across a photographed reference does not change a
-   suit's colour), lightly blurred, the outer border dropped.
+   suit's colour), faint colour counted for nothing (the cast a photo lends black
+   print), lightly blurred, the outer border dropped.
 2. **Shortlist.** Correlation with every enrolled face, both ways up, at a quarter
    of the pixels.
 3. **Alignment.** The detector's corners are a few pixels off; each shortlisted
@@ -36,6 +37,7 @@ from vision.align import AFFINE, HOMOGRAPHY, EccTemplate, align
 from vision.embed import PATCH_H, PATCH_W
 
 CHROMA_REACH = 12.0  # px: tints smoother than this are the light's, not the card's
+CHROMA_FLOOR = 5.0  # Lab chroma every colour loses: fainter is a cast, not print
 BORDER = 3  # pixels of the 64x96 patch dropped on each side: background bleeds in there
 SHORTLIST = 3  # faces (with their way up) aligned per patch when it is not plain at once
 RIVALS = 8  # faces compared in full detail (the shortlist's best)
@@ -138,9 +140,17 @@ def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
     # enrolled as a reference) goes; a pip's or a figure's colour, sharper, stays.
     ab = cv2.merge([ca, cb])
     ca, cb = cv2.split(ab - _wide_blur(ab, CHROMA_REACH))
+    ca -= _median(ca[paper])
+    cb -= _median(cb[paper])
+    # Every pixel's colour loses CHROMA_FLOOR: the green or magenta a photo's light,
+    # lens and JPEG lend black print and its rim (chroma up to ~17; 0 in a scan) would
+    # otherwise be the very pixels where a reference of the 3 of clubs differs from
+    # one of the 3 of spades, siding every neutral view with neither (french deck
+    # enrolled from photos, recognition seed 6262). Printed colour (chroma 30-90) stays.
+    chroma = cv2.magnitude(ca, cb)
+    keep = cv2.max(chroma - CHROMA_FLOOR, 0.0) / (20.0 * chroma + 1e-3)
     spread = float(cv2.meanStdDev(d)[1][0, 0])  # d.std(), at a tenth of numpy's overhead
-    chans = cv2.merge([d / (sd + (0.5 * spread + 1.0)),
-                       (ca - _median(ca[paper])) / 20.0, (cb - _median(cb[paper])) / 20.0])
+    chans = cv2.merge([d / (sd + (0.5 * spread + 1.0)), ca * keep, cb * keep])
     b = max(1, BORDER * lab.shape[1] // PATCH_W)
     # One blur of the three planes together: the same as three, at a third of the calls.
     f = cv2.GaussianBlur(chans, (0, 0), blur)[b:-b, b:-b].ravel()  # (a copy: in place below)
