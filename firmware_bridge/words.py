@@ -59,7 +59,7 @@ WORDS: dict[str, str] = {
     "error_9": Nc_("display", "NOT HELD"),
     "title": Nc_("display", "Briscola table"),
     "no_hand": Nc_("display", "No hand yet"),
-    "dealer": Nc_("display", "{players}p  dealer {player}"),
+    "dealer": Nc_("display", "{players} players, dealer {player}"),
     "turn": Nc_("display", "TURN {player}"),
     "leads": Nc_("display", "{player} leads trick {n}/{total}"),
     "leads_n": Nc_("display", "{player} leads trick {n}"),

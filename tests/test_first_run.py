@@ -132,7 +132,8 @@ def test_the_demo_describes_its_faults(capsys):
 
 def test_demo_terminal_has_no_request_tflite_or_opencv_lines(tmp_path):
     """A whole fast match with the dashboard up and a phone loading the page meanwhile:
-    no werkzeug request line, no TFLite INFO, no OpenCV WARN; the page shows the address
+    no werkzeug request line, no TFLite INFO, no OpenCV WARN, no terminal QR code's
+    colour codes (the output is a pipe, not a terminal); the page shows the address
     the terminal printed; the temporary folder is gone at the end."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_DATA_HOME=str(tmp_path))
     proc = subprocess.Popen(
@@ -154,6 +155,7 @@ def test_demo_terminal_has_no_request_tflite_or_opencv_lines(tmp_path):
     assert "agrees with the simulator's ground truth" in text
     assert "GET /" not in text and "HTTP/1.1" not in text
     assert "INFO:" not in text and "XNNPACK" not in text and "[ WARN" not in text
+    assert "\x1b[" not in text and "\u2580" not in text  # no QR's colour codes in a pipe
     assert all(url in page for page in pages)  # the page's address is the terminal's
     drawn = re.search(r"drawn to (\S+)display\.png", text)
     assert drawn and not Path(drawn[1]).exists()

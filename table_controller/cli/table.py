@@ -647,7 +647,8 @@ def _play_demo(args: argparse.Namespace, sim: Any, table: Any, report: TerminalR
                     path=workdir / "display.png"))
     if table.url:
         print("  " + _t("dashboard: {where}", where=_for_phones(table.url, report.lang)))
-        _terminal_qr(table.url)
+        if sys.stdout.isatty():  # a code to scan, not colour codes in a log or a file
+            _terminal_qr(table.url)
     referee = controller.referee
     controller.submit({"type": "hand", "players": args.players,
                        "dealer": referee.first_dealer, "variants": sorted(args.variants)})
