@@ -437,16 +437,15 @@ def main() -> int:
         from vision.embed import Embedder
 
         embedder = Embedder(threads=1)
-    runs: list[tuple[str, dict | None, object | None]] = []  # label, faces, recognizer
+    runs: list[tuple[str, dict | Path | None, object | None]] = []  # label, faces (or
+    # the deck folder to enroll them from), recognizer
     if args.deck:
         decks = resolve_decks(args.deck)
         if not decks:
             return 0
-        for folder in decks:
-            faces, recognizer, secs = enroll_deck(folder, embedder)
-            print(f"deck {folder.name} ({folder}): enrolled {len(faces)} scans in "
-                  f"{secs:.2f} s")
-            runs.append((folder.name, faces, recognizer))
+        # Each deck enrolled when its turn comes, the last one let go: a table holds one
+        # deck, and the peak memory printed is a table's.
+        runs += [(folder.name, folder, None) for folder in decks]
         configs = [(n, (), ()) for n in args.players or [2]]
     else:
         recognizer = None
@@ -467,6 +466,11 @@ def main() -> int:
     totals = {"hands": 0, "exact": 0, "frames": 0, "proc": 0.0, "lat": [], "ok": 0,
               "configs": 0}
     for name, faces, recognizer in runs:
+        if isinstance(faces, Path):
+            folder = faces  # (the previous deck's faces and recognizer are let go by now)
+            faces, recognizer, secs = enroll_deck(folder, embedder)
+            print(f"deck {folder.name} ({folder}): enrolled {len(faces)} scans in "
+                  f"{secs:.2f} s")
         lat_deck: list[float] = []
         exact = hands = unstaged = 0
         for i, (players, variants, faults) in enumerate(configs):
