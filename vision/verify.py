@@ -9,7 +9,8 @@ with the enrolled faces themselves, the way a person checks a card:
    card's own paper and from their own surroundings (so a warm lamp, a green
    cloth's cast or a tint across a photographed reference does not change a
    suit's colour), faint colour counted for nothing (the cast a photo lends black
-   print), lightly blurred, the outer border dropped.
+   print) and a coloured card's colour scaled to one strength (dim light fades it),
+   lightly blurred, the outer border dropped.
 2. **Shortlist.** Correlation with every enrolled face, both ways up, at a quarter
    of the pixels.
 3. **Alignment.** The detector's corners are a few pixels off; each shortlisted
@@ -38,6 +39,9 @@ from vision.embed import PATCH_H, PATCH_W
 
 CHROMA_REACH = 12.0  # px: tints smoother than this are the light's, not the card's
 CHROMA_FLOOR = 5.0  # Lab chroma every colour loses: fainter is a cast, not print
+SATURATED = 70.0  # Lab chroma of a card's strongest print (its top 0.5%) as scans show it
+COLOURED = 30.0  # a card whose strongest colour is fainter has none: black print, a cast
+SATURATION_RANGE = (0.5, 2.0)  # how far a card's colour is scaled to SATURATED at most
 BORDER = 3  # pixels of the 64x96 patch dropped on each side: background bleeds in there
 SHORTLIST = 3  # faces (with their way up) aligned per patch when it is not plain at once
 RIVALS = 8  # faces compared in full detail (the shortlist's best)
@@ -148,7 +152,15 @@ def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
     # one of the 3 of spades, siding every neutral view with neither (french deck
     # enrolled from photos, recognition seed 6262). Printed colour (chroma 30-90) stays.
     chroma = cv2.magnitude(ca, cb)
-    keep = cv2.max(chroma - CHROMA_FLOOR, 0.0) / (20.0 * chroma + 1e-3)
+    # And a coloured card's colour is scaled to one strength: dim light fades it (a 7 of
+    # diamonds photographed for enrollment at chroma 38, its scan and the 6's photo at
+    # 77), and where the 7 and the 6 differ every pip's colour then sided with the 6
+    # (french from photos, seed 5858). Hue, and where the colour lies, tell the cards.
+    strongest = _percentile(chroma, 99.5)
+    scale = 1.0 / 20.0
+    if strongest >= COLOURED:
+        scale *= min(max(SATURATED / strongest, SATURATION_RANGE[0]), SATURATION_RANGE[1])
+    keep = cv2.max(chroma - CHROMA_FLOOR, 0.0) * (scale / (chroma + 1e-3))
     spread = float(cv2.meanStdDev(d)[1][0, 0])  # d.std(), at a tenth of numpy's overhead
     chans = cv2.merge([d / (sd + (0.5 * spread + 1.0)), ca * keep, cb * keep])
     b = max(1, BORDER * lab.shape[1] // PATCH_W)
