@@ -557,3 +557,20 @@ def test_a_photo_reference_with_a_green_cast_tells_its_twin_suit():
     from_scans = _unknown_views(faces, FaceTemplates({c: card_patch(faces[c]) for c in pair}),
                                 pair)
     assert _unknown_views(faces, FaceTemplates(refs), pair) <= from_scans + 1
+
+
+def test_a_court_photographed_small_on_pale_cloth_is_not_enrolled_as_a_scan():
+    """The recognition benchmark's triestine photos at seed 8383: the king of coins, 6%
+    of a portrait 720x1280 photo (a card's proportions) on a pale lilac cloth. The
+    colour masks found the court's inner frame, the cloth counts as card stock and the
+    frame's inside as ink: the photo was taken for a scan of a card with a panel, and
+    the whole photo became the reference (all 7 views of the card unknown). The frame,
+    grown to the card's own edge, is white inside against the cloth: a photo, and its
+    card is enrolled."""
+    from vision.verify import FaceTemplates
+
+    _, refs = _benchmark_photo_refs("triestine", 8383, ("10d",))
+    scans = FaceTemplates({c: card_patch(f) for c, f in _faces("triestine", alpha=True).items()
+                           if c != "back"})
+    assert scans.match(refs["10d"]).card == "10d"
+

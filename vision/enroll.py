@@ -229,7 +229,18 @@ def _is_scan(image: np.ndarray, quad) -> bool:
         return False
     if quad.area < 0.4 * h * w and _paper(image) >= 0.4 and \
             _paper(warp_card(image, quad.corners)) < 0.4:
-        return True  # mostly card stock, and what was found in it is ink: a pip, a panel
+        # Mostly card stock, and what was found in it is ink: a pip, a panel; unless the
+        # panel grows to a card's own edge, white inside, on a pale cloth.
+        wide = _refined_wide(image, refine_corners(image, quad.corners))
+        if edge_support(image, wide) >= SURE_EDGE and _in_view(wide, w, h, m) and \
+                cv2.contourArea(wide) > 1.1 * cv2.contourArea(quad.corners.astype(np.float32)):
+            inside = np.zeros((h, w), np.uint8)
+            cv2.fillConvexPoly(inside, np.round(wide).astype(np.int32), 255)
+            band_in = np.median(lab[cv2.subtract(inside, cv2.erode(inside, k)) > 0], 0)
+            band_out = np.median(lab[cv2.subtract(cv2.dilate(inside, k), inside) > 0], 0)
+            if float(band_in[0]) > float(band_out[0]) + 15:
+                return False
+        return True
     paper = (ring[:, 0] > 140) & (np.abs(ring[:, 1:] - 128).max(axis=1) < 20)
     if paper.mean() < 0.75:
         return False  # the picture's edge is a table, not card stock
