@@ -215,12 +215,9 @@ def _is_scan(image: np.ndarray, quad) -> bool:
     m = max(2, min(h, w) // 40)
     ring = np.concatenate([lab[:m].reshape(-1, 3), lab[-m:].reshape(-1, 3),
                            lab[:, :m].reshape(-1, 3), lab[:, -m:].reshape(-1, 3)]).astype(int)
-    inside = np.zeros((h, w), np.uint8)
-    cv2.fillConvexPoly(inside, np.round(quad.corners).astype(np.int32), 255)
     k = np.ones((2 * m + 1, 2 * m + 1), np.uint8)
+    inside, band_in, band_out = _bands(lab, quad.corners, k)
     outside = cv2.bitwise_not(cv2.dilate(inside, k))
-    band_in = np.median(lab[cv2.subtract(inside, cv2.erode(inside, k)) > 0], 0).astype(float)
-    band_out = np.median(lab[cv2.subtract(cv2.dilate(inside, k), inside) > 0], 0).astype(float)
     # A card lying on a pale cloth: its own border is whiter than what surrounds it, and
     # that is what reaches the picture's edge (in a scan, a panel's edge is ink inside
     # and paper outside; a printed frame around a white panel is not the scan's edge).
@@ -234,11 +231,8 @@ def _is_scan(image: np.ndarray, quad) -> bool:
         wide = _refined_wide(image, refine_corners(image, quad.corners))
         if edge_support(image, wide) >= SURE_EDGE and _in_view(wide, w, h, m) and \
                 cv2.contourArea(wide) > 1.1 * cv2.contourArea(quad.corners.astype(np.float32)):
-            inside = np.zeros((h, w), np.uint8)
-            cv2.fillConvexPoly(inside, np.round(wide).astype(np.int32), 255)
-            band_in = np.median(lab[cv2.subtract(inside, cv2.erode(inside, k)) > 0], 0)
-            band_out = np.median(lab[cv2.subtract(cv2.dilate(inside, k), inside) > 0], 0)
-            if float(band_in[0]) > float(band_out[0]) + 15:
+            _, wide_in, wide_out = _bands(lab, wide, k)
+            if wide_in[0] > wide_out[0] + 15:
                 return False
         return True
     paper = (ring[:, 0] > 140) & (np.abs(ring[:, 1:] - 128).max(axis=1) < 20)
@@ -251,6 +245,17 @@ def _is_scan(image: np.ndarray, quad) -> bool:
     edges = cv2.Canny(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), 60, 150)
     busy = cv2.countNonZero(cv2.bitwise_and(edges, outside)) / max(1, cv2.countNonZero(outside))
     return busy > SCAN_EDGES  # more of the face around it
+
+
+def _bands(lab: np.ndarray, corners: np.ndarray, k: np.ndarray,
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The mask inside ``corners``, and the median colour (Lab) of the band just inside
+    its edge and of the band just outside, each as wide as the kernel ``k`` reaches."""
+    inside = np.zeros(lab.shape[:2], np.uint8)
+    cv2.fillConvexPoly(inside, np.round(corners).astype(np.int32), 255)
+    band_in = np.median(lab[cv2.subtract(inside, cv2.erode(inside, k)) > 0], 0)
+    band_out = np.median(lab[cv2.subtract(cv2.dilate(inside, k), inside) > 0], 0)
+    return inside, band_in.astype(float), band_out.astype(float)
 
 
 def read_enrollment_dir(folder: str | Path,
