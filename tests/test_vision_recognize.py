@@ -255,8 +255,11 @@ def test_a_name_that_changes_with_the_card_s_way_up_is_not_given(embedder):
     """The recognition benchmark's fresh seed 4646, procedural style 1000505, scene 29: a
     5 of cups 95 px long on purple cloth, outlined 8% short at one end. Its patch read
     as the 5 at contrast 0.81 one way up and as a 4, turned, at 0.38 the other: the
-    alignment decided, not the card. Such a face stays unknown, both names offered;
-    the card is never named a 4."""
+    alignment decided, not the card. The verifier now aligns both likeliest cards both
+    ways up, so the turned patch is no longer named a 4; and were it named another card
+    anyway, ``_both_ways`` withdraws the name and offers both. The card is never a 4."""
+    from dataclasses import replace
+
     from vision.recognize import _both_ways
 
     style = VAL_SEED0 + 505
@@ -265,18 +268,24 @@ def test_a_name_that_changes_with_the_card_s_way_up_is_not_given(embedder):
     img, cards = _benchmark_scene(faces, (4646, style), 29)
     assert "5c" in cards
     outline = np.float32([[859.4, 568.2], [838.0, 519.7], [911.0, 474.1], [927.1, 515.2]])
-    names = {}
-    for turn in (0, 2):
-        q = type("Quad", (), {"corners": np.roll(outline, turn, axis=0)})()
-        ident = rec.identify(warp_card(img, q.corners)[None])[0]
-        names[turn] = ident.card
-        checked = _both_ways(img, q, ident, rec)
-        assert checked.card in (None, "5c")
-        if ident.card != "5c":
-            assert checked.card is None and set(checked.candidates) == {"5c", "4c"}
-    assert names == {0: "5c", 2: "4c"}  # the case itself: else this test tests nothing
+    names = {turn: rec.identify(warp_card(img, np.roll(outline, turn, axis=0))[None])[0]
+             for turn in (0, 2)}
+    assert names[0].card == "5c" and names[2].card in (None, "5c")
+    q = type("Quad", (), {"corners": outline})()
+
+    class Misreads:  # the patch turned read as another card, as before the fix
+        def __init__(self, card):
+            self.card = card
+
+        def identify(self, patches):
+            assert len(patches) == 1
+            return [replace(names[0], card=self.card)]
+
+    assert _both_ways(img, q, names[0], Misreads("4c")).card is None
+    assert set(_both_ways(img, q, names[0], Misreads("4c")).candidates) == {"5c", "4c"}
+    assert _both_ways(img, q, names[0], Misreads("5c")) == names[0]
+    assert _both_ways(img, q, names[0], Misreads(None)) == names[0]
     seen = find_and_identify(img, rec)
     assert "4c" not in {s.identity.card for s in seen}
     centre = tuple(map(float, cards["5c"].corners.mean(0)))
     assert any(cv2.pointPolygonTest(np.float32(s.corners), centre, False) > 0 for s in seen)
-

@@ -198,6 +198,10 @@ class FaceTemplates:
             self.turned.append(turned)
             self._labs.append(_lab(np.ascontiguousarray(patch), size))
         self._label_arr = np.array(self.labels)
+        # Each row's same face the other way up (-1: none, as for a covered card's strip).
+        where = {(c, t): i for i, (c, t) in enumerate(zip(self.labels, self.turned, strict=True))}
+        self._twin = [where.get((c, not t), -1)
+                      for c, t in zip(self.labels, self.turned, strict=True)]
         self._pairs: dict[tuple[int, int, int], tuple[np.ndarray, float]] = {}
         self.slow = 0  # patches that needed aligning (for the benchmarks)
         self._fine = np.stack([features(x) for x in self._labs])
@@ -378,6 +382,20 @@ class FaceTemplates:
                         borderMode=cv2.BORDER_REPLICATE))
                 return askew[r]
 
+            # The two likeliest cards are each aligned both ways up: with an outline a
+            # few pixels off at one end, a card's face the wrong way up can look more
+            # like the view unaligned than its own (a triestine 7 of coins, whose odd pip
+            # lies off centre, read as the 6 when only its wrong way up was aligned).
+            for r in self._top2(sims):
+                twin = -1 if r is None else self._twin[r]
+                if twin >= 0 and twin not in feats:
+                    warped, _, full = self._align(lab, small_gray, twin, gray)
+                    if warped is not None:
+                        feats[twin] = features(warped)
+                        sims[twin] = max(sims.get(twin, -1.0),
+                                         float(self._fine[twin] @ feats[twin]))
+                    elif full is not None:
+                        beyond[twin] = full
             best, second = self._top2(sims)
             level = self._softness(aligned(best), best)
             contrast, second, fit = self._contrast_all(aligned, best, sims, level, rival)
