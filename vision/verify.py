@@ -9,8 +9,9 @@ with the enrolled faces themselves, the way a person checks a card:
    card's own paper and from their own surroundings (so a warm lamp, a green
    cloth's cast or a tint across a photographed reference does not change a
    suit's colour), faint colour counted for nothing (the cast a photo lends black
-   print) and a coloured card's colour scaled to one strength (dim light fades it),
-   lightly blurred, the outer border dropped.
+   print), lightly blurred, the outer border dropped. An enrolled face whose colour
+   is faded against the rest of its deck (a photo taken in dim light) has its
+   colour scaled to the deck's strength.
 2. **Shortlist.** Correlation with every enrolled face, both ways up, at a quarter
    of the pixels.
 3. **Alignment.** The detector's corners are a few pixels off; each shortlisted
@@ -39,9 +40,10 @@ from vision.embed import PATCH_H, PATCH_W
 
 CHROMA_REACH = 12.0  # px: tints smoother than this are the light's, not the card's
 CHROMA_FLOOR = 5.0  # Lab chroma every colour loses: fainter is a cast, not print
-SATURATED = 70.0  # Lab chroma of a card's strongest print (its top 0.5%) as scans show it
-COLOURED = 30.0  # a card whose strongest colour is fainter has none: black print, a cast
-SATURATION_RANGE = (0.5, 2.0)  # how far a card's colour is scaled to SATURATED at most
+COLOURED = 30.0  # Lab chroma of a face's strongest colour (its top 0.5%) under which it has
+# none (black print, a cast): such a face's colour is never scaled
+FADED = 0.65  # a face whose strongest colour is under this share of its deck's is faded
+MAX_GAIN = 2.0  # and its colour is scaled to the deck's strength, by at most this much
 BORDER = 3  # pixels of the 64x96 patch dropped on each side: background bleeds in there
 SHORTLIST = 3  # faces (with their way up) aligned per patch when it is not plain at once
 RIVALS = 8  # faces compared in full detail (the shortlist's best)
@@ -132,12 +134,10 @@ def _wide_blur(x: np.ndarray, sigma: float) -> np.ndarray:
                       interpolation=cv2.INTER_LINEAR)
 
 
-def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
-    """A unit vector describing one Lab patch (see the module docstring, step 1)."""
+def _chroma(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``lab``'s lightness, its two colour channels as they differ from the card's paper
+    and from their own surroundings, and their chroma."""
     light, ca, cb = cv2.split(lab)  # contiguous planes: every filter below wants them
-    mean = cv2.GaussianBlur(light, (0, 0), 5)
-    d = light - mean
-    sd = cv2.sqrt(cv2.GaussianBlur(d * d, (0, 0), 5))
     paper = light >= _percentile(light, 70)  # the card's own white, whatever the light
     # Colour as it differs from its surroundings: a tint across the card (a lamp's
     # colour falling off, a coloured cloth's reflection, a shadow's cast in a photo
@@ -146,21 +146,27 @@ def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
     ca, cb = cv2.split(ab - _wide_blur(ab, CHROMA_REACH))
     ca -= _median(ca[paper])
     cb -= _median(cb[paper])
+    return light, ca, cb, cv2.magnitude(ca, cb)
+
+
+def colour_strength(lab: np.ndarray) -> float:
+    """The chroma of a Lab patch's strongest colour (its top 0.5%)."""
+    return _percentile(_chroma(lab)[3], 99.5)
+
+
+def features(lab: np.ndarray, blur: float = 0.8, gain: float = 1.0) -> np.ndarray:
+    """A unit vector describing one Lab patch (see the module docstring, step 1);
+    ``gain``: how much its colour is strengthened (a faded reference)."""
+    light, ca, cb, chroma = _chroma(lab)
+    mean = cv2.GaussianBlur(light, (0, 0), 5)
+    d = light - mean
+    sd = cv2.sqrt(cv2.GaussianBlur(d * d, (0, 0), 5))
     # Every pixel's colour loses CHROMA_FLOOR: the green or magenta a photo's light,
     # lens and JPEG lend black print and its rim (chroma up to ~17; 0 in a scan) would
     # otherwise be the very pixels where a reference of the 3 of clubs differs from
     # one of the 3 of spades, siding every neutral view with neither (french deck
     # enrolled from photos, recognition seed 6262). Printed colour (chroma 30-90) stays.
-    chroma = cv2.magnitude(ca, cb)
-    # And a coloured card's colour is scaled to one strength: dim light fades it (a 7 of
-    # diamonds photographed for enrollment at chroma 38, its scan and the 6's photo at
-    # 77), and where the 7 and the 6 differ every pip's colour then sided with the 6
-    # (french from photos, seed 5858). Hue, and where the colour lies, tell the cards.
-    strongest = _percentile(chroma, 99.5)
-    scale = 1.0 / 20.0
-    if strongest >= COLOURED:
-        scale *= min(max(SATURATED / strongest, SATURATION_RANGE[0]), SATURATION_RANGE[1])
-    keep = cv2.max(chroma - CHROMA_FLOOR, 0.0) * (scale / (chroma + 1e-3))
+    keep = cv2.max(chroma - CHROMA_FLOOR, 0.0) * (gain / 20.0 / (chroma + 1e-3))
     spread = float(cv2.meanStdDev(d)[1][0, 0])  # d.std(), at a tenth of numpy's overhead
     chans = cv2.merge([d / (sd + (0.5 * spread + 1.0)), ca * keep, cb * keep])
     b = max(1, BORDER * lab.shape[1] // PATCH_W)
@@ -169,6 +175,23 @@ def features(lab: np.ndarray, blur: float = 0.8) -> np.ndarray:
     f -= float(f.sum()) / f.size
     f *= 1.0 / (math.sqrt(float(f @ f)) + 1e-6)
     return f
+
+
+def _gains(labs: list[np.ndarray]) -> list[float]:
+    """How much each enrolled face's colour is strengthened: a face whose strongest colour
+    is faded against its deck's (the median of its coloured faces) is scaled to it. Dim
+    light fades a photographed reference (a french 7 of diamonds at chroma 38, the rest
+    of the deck at about 77), and where the 7 and the 6 differ every pip's colour then
+    sided with the 6 (french from photos, recognition seed 5858). Views are not scaled:
+    a small or soft view's strongest colour is fainter for its blur, not its light, and
+    scaled each to one strength the procedural styles lost faces to unknown."""
+    strength = [colour_strength(x) for x in labs]
+    coloured = [v for v in strength if v >= COLOURED]
+    if not coloured:
+        return [1.0] * len(labs)
+    deck = float(np.median(coloured))
+    return [min(deck / v, MAX_GAIN) if COLOURED <= v < FADED * deck else 1.0
+            for v in strength]
 
 
 class FaceTemplates:
@@ -204,11 +227,13 @@ class FaceTemplates:
                       for c, t in zip(self.labels, self.turned, strict=True)]
         self._pairs: dict[tuple[int, int, int], tuple[np.ndarray, float]] = {}
         self.slow = 0  # patches that needed aligning (for the benchmarks)
-        self._fine = np.stack([features(x) for x in self._labs])
+        self._gain = _gains(self._labs)
+        self._fine = np.stack([features(x, gain=g) for x, g in zip(self._labs, self._gain,
+                                                                  strict=True)])
         self._soft: dict[tuple[int, int], np.ndarray] = {}  # (level, row): softened face
         self._coarse = np.stack([
-            features(cv2.resize(x, self.coarse_size, interpolation=cv2.INTER_AREA), blur=0.6)
-            for x in self._labs])
+            features(cv2.resize(x, self.coarse_size, interpolation=cv2.INTER_AREA), blur=0.6,
+                     gain=g) for x, g in zip(self._labs, self._gain, strict=True)])
         self._small_gray = [cv2.GaussianBlur(cv2.resize(x[..., 0], self.coarse_size,
                                                         interpolation=cv2.INTER_AREA),
                                              (0, 0), 0.7) for x in self._labs]
@@ -425,7 +450,7 @@ class FaceTemplates:
         hit = self._soft.get((level, row))
         if hit is None:
             hit = self._soft[level, row] = features(
-                cv2.GaussianBlur(self._labs[row], (0, 0), SOFTER[level]))
+                cv2.GaussianBlur(self._labs[row], (0, 0), SOFTER[level]), gain=self._gain[row])
         return hit
 
     def _softness(self, query: np.ndarray, row: int) -> int:
