@@ -306,8 +306,8 @@ def test_a_card_outlined_askew_is_not_named_as_its_twin_suit(embedder):
     king, outlined askew (a shear of a fifth). Its own face fits it only by a warp
     beyond the alignment's limits, the 3 of clubs' within them; with the spade judged
     unaligned, the club won the deciding pixels (3b at 0.90, contrast 0.70). Judged in
-    its own frame, the spade wins them: the card stays unknown, both offered. An outline
-    two pixels straighter is named as ever."""
+    its own frame, the spade wins them: the card stays unknown, both offered (among the
+    three likeliest). An outline two pixels straighter is named as ever."""
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -330,7 +330,7 @@ def test_a_card_outlined_askew_is_not_named_as_its_twin_suit(embedder):
     askew = np.float32([[880, 336], [826, 423], [681, 332], [731, 245]])
     straighter = np.float32([[880, 336], [825, 423], [679, 331], [731, 245]])
     seen = rec.templates.match(warp_card(img, askew))
-    assert seen.card is None and set(seen.ranked[:2]) == {"3s", "3b"}
+    assert seen.card is None and {"3s", "3b"} <= set(seen.ranked[:3])
     assert rec.templates.match(warp_card(img, straighter)).card == "3s"
 
 
@@ -490,6 +490,13 @@ def test_part_of_a_card_the_network_is_unsure_of_is_not_named_from_its_end(
     monkeypatch.setattr(recognize, "FAINT_LIKE", (0.0, 0.0))  # every faint sight shown
     seen = _found_as(img, [(ace, 1.0), (shifted, 0.741, True)], rec, monkeypatch)
     assert [s.identity.card for s in seen] == ["1d", None]
+    assert seen[1].faint and "2d" not in seen[1].identity.candidates[:1]
+    # Its end is no longer read as a 2 of diamonds; were it read so, the faint sight
+    # would still only offer the name.
+    two = recognize.Identity("2d", 0.91, 0.91, 0.5, False, (), 0.9)
+    monkeypatch.setattr(Recognizer, "identify_part", lambda self, patch, visible: two)
+    seen = _found_as(img, [(ace, 1.0), (shifted, 0.741, True)], rec, monkeypatch)
+    assert [s.identity.card for s in seen] == ["1d", None]
     assert seen[1].faint and seen[1].identity.candidates == ("2d",)  # what it would be named
 
 
@@ -576,6 +583,28 @@ def test_a_card_outlined_off_at_one_end_is_aligned_both_ways_up():
     for turn in (0, 2):
         v = templates.match(warp_card(img, np.roll(outline, turn, axis=0)))
         assert v.card == "7d" and v.similarity > 0.9
+
+
+def test_a_photo_reference_s_shading_does_not_pull_the_alignment():
+    """The recognition benchmark's french photos at seed 3141, scene 15: an ace of spades
+    at the bottom edge of the frame. Its photographed reference is shaded grey to blue
+    across the card; aligned on plain lightness, the view slid to match the shading
+    (0.94, against 0.98 unaligned the other way up) and the ace was unknown, the ace of
+    clubs its rival. ECC now aligns the print alone: named either way up."""
+    import zlib
+
+    from vision.detect import warp_card
+    from vision.verify import FaceTemplates
+
+    faces, refs = _benchmark_photo_refs("french", 3141, ("1s", "1b"))
+    img, cards = _benchmark_scene(faces, (3141, zlib.crc32(b"french")), 15)
+    outline = np.float32([[544.2, 715.3], [467.7, 711.6], [472.0, 600.0], [550.4, 604.0]])
+    centre = tuple(map(float, outline.mean(0)))
+    assert cv2.pointPolygonTest(np.float32(cards["1s"].corners), centre, False) > 0
+    templates = FaceTemplates(refs)
+    for turn in (0, 2):
+        v = templates.match(warp_card(img, np.roll(outline, turn, axis=0)))
+        assert v.card == "1s" and v.similarity > 0.95, (turn, v)
 
 
 def test_a_photo_reference_with_a_green_cast_tells_its_twin_suit():
