@@ -64,7 +64,9 @@ def test_the_grid_follows_the_tables_live_without_reloading(club):
             assert "Ada" in tile and not page.is_visible("#club-none")
             assert page.get_attribute('#table-t1 img[src="/cards/builtin/7c"]', "alt") \
                 == "7 of cups"
-            assert page.evaluate("document.querySelector('#table-t1 img').naturalWidth") > 0
+            # The card's picture is drawn (it loads after the tile appears: waited for).
+            wait_for(page, "document.querySelector('#table-t1 img').complete && "
+                           "document.querySelector('#table-t1 img').naturalWidth > 0")
             # The hand over: the result, the page never reloaded.
             feed._on_message(None, None, Msg(f"briscola/{CLUB}/t1/state", {
                 "sent": time.time(), "state": {
