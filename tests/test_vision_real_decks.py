@@ -563,26 +563,36 @@ def test_a_dim_photo_reference_s_faded_colour_does_not_count_against_it():
     assert _unknown_views(faces, FaceTemplates(refs), pair) <= from_scans + 1
 
 
+def _photo_refs_name_either_way_up(deck: str, seed: int, scene: int, pair: tuple[str, str],
+                                   outline: list, similarity: float) -> None:
+    """Scene ``scene`` of the recognition benchmark's ``deck`` at ``seed``, enrolled from
+    its photos of the two cards ``pair``: the card under ``outline`` (the first of the
+    pair) is named, above ``similarity``, whichever end of the outline is up."""
+    import zlib
+
+    from vision.detect import warp_card
+    from vision.verify import FaceTemplates
+
+    faces, refs = _benchmark_photo_refs(deck, seed, pair)
+    img, cards = _benchmark_scene(faces, (seed, zlib.crc32(deck.encode())), scene)
+    outline = np.float32(outline)
+    centre = tuple(map(float, outline.mean(0)))
+    assert cv2.pointPolygonTest(np.float32(cards[pair[0]].corners), centre, False) > 0
+    templates = FaceTemplates(refs)
+    for turn in (0, 2):
+        v = templates.match(warp_card(img, np.roll(outline, turn, axis=0)))
+        assert v.card == pair[0] and v.similarity > similarity, (turn, v)
+
+
 def test_a_card_outlined_off_at_one_end_is_aligned_both_ways_up():
     """The recognition benchmark's triestine photos at seed 2727, scene 46: a 7 of coins
     on green cloth outlined about 4 px off at each end. The 7's odd pip lies off centre,
     so unaligned its face the wrong way up looked likelier than its own; only that way
     was aligned (similarity 0.80), and the 6, aligned at 0.87, was named at contrast
     0.62. Both ways up of each of the two likeliest cards are now aligned."""
-    import zlib
-
-    from vision.detect import warp_card
-    from vision.verify import FaceTemplates
-
-    faces, refs = _benchmark_photo_refs("triestine", 2727, ("6d", "7d"))
-    img, cards = _benchmark_scene(faces, (2727, zlib.crc32(b"triestine")), 46)
-    outline = np.float32([[547.2, 170.3], [578.2, 113.4], [687.5, 165.7], [654.7, 227.3]])
-    centre = tuple(map(float, outline.mean(0)))
-    assert cv2.pointPolygonTest(np.float32(cards["7d"].corners), centre, False) > 0
-    templates = FaceTemplates(refs)
-    for turn in (0, 2):
-        v = templates.match(warp_card(img, np.roll(outline, turn, axis=0)))
-        assert v.card == "7d" and v.similarity > 0.9
+    _photo_refs_name_either_way_up(
+        "triestine", 2727, 46, ("7d", "6d"),
+        [[547.2, 170.3], [578.2, 113.4], [687.5, 165.7], [654.7, 227.3]], 0.9)
 
 
 def test_a_photo_reference_s_shading_does_not_pull_the_alignment():
@@ -591,20 +601,9 @@ def test_a_photo_reference_s_shading_does_not_pull_the_alignment():
     across the card; aligned on plain lightness, the view slid to match the shading
     (0.94, against 0.98 unaligned the other way up) and the ace was unknown, the ace of
     clubs its rival. ECC now aligns the print alone: named either way up."""
-    import zlib
-
-    from vision.detect import warp_card
-    from vision.verify import FaceTemplates
-
-    faces, refs = _benchmark_photo_refs("french", 3141, ("1s", "1b"))
-    img, cards = _benchmark_scene(faces, (3141, zlib.crc32(b"french")), 15)
-    outline = np.float32([[544.2, 715.3], [467.7, 711.6], [472.0, 600.0], [550.4, 604.0]])
-    centre = tuple(map(float, outline.mean(0)))
-    assert cv2.pointPolygonTest(np.float32(cards["1s"].corners), centre, False) > 0
-    templates = FaceTemplates(refs)
-    for turn in (0, 2):
-        v = templates.match(warp_card(img, np.roll(outline, turn, axis=0)))
-        assert v.card == "1s" and v.similarity > 0.95, (turn, v)
+    _photo_refs_name_either_way_up(
+        "french", 3141, 15, ("1s", "1b"),
+        [[544.2, 715.3], [467.7, 711.6], [472.0, 600.0], [550.4, 604.0]], 0.95)
 
 
 def test_a_photo_reference_with_a_green_cast_tells_its_twin_suit():
