@@ -202,7 +202,8 @@ def main() -> int:
                 None if ident is None else ident.card,
                 None if ident is None else round(float(ident.confidence), 4),
                 None if ident is None else round(float(ident.similarity), 4),
-                None if ident is None else ident.contrast, int(getattr(q, "faint", False))))))
+                None if ident is None else ident.contrast, int(getattr(q, "faint", False)),
+                None if q.check is None else round(q.check, 4)))))
     n = args.scenes
     drawn = f"deck {args.deck.name}" if args.deck else "styles never trained on"
     print(f"{args.detector}: {n} scenes {w}x{h}, {drawn} (seed {args.seed})")
@@ -218,7 +219,8 @@ def main() -> int:
               f"unknown {names['unknown']} (deck {args.deck.name})")
     print(f"  ms      median {statistics.median(ms):.1f} per scene")
     if args.dump:
-        args.dump.write_text("scene\tkind\tvisible\tarea\tcard\tconfidence\tsimilarity\tcontrast\tfaint\n"
+        args.dump.write_text("scene\tkind\tvisible\tarea\tcard\tconfidence\tsimilarity\tcontrast\tfaint"
+                             "\tcheck\n"
                              + "\n".join(rows + missed) + "\n")
     return 0
 

@@ -151,9 +151,9 @@ def doubted(monkeypatch, corners):
     searched = []
     real_find = detect.find_cards
 
-    def find_cards(image, sight=None):
+    def find_cards(image, sight=None, **kwargs):
         searched.append(True)
-        return real_find(image, sight)
+        return real_find(image, sight, **kwargs)
 
     monkeypatch.setattr(detect, "find_cards", find_cards)
     return searched
@@ -266,9 +266,9 @@ def test_a_card_the_quick_path_cannot_name_is_looked_for_again_with_the_masks(
 
     real_find = detect.find_cards
 
-    def find_cards(image, sight=None):
+    def find_cards(image, sight=None, **kwargs):
         searched.append(True)
-        return real_find(image, sight)
+        return real_find(image, sight, **kwargs)
 
     monkeypatch.setattr(detect, "quick_cards", half_of_one)
     monkeypatch.setattr(detect, "find_cards", find_cards)

@@ -293,7 +293,8 @@ def test_a_card_outlined_too_long_is_not_named_as_its_neighbour(embedder, monkey
     monkeypatch.setattr(rec, "identify", as_before)
     assert rec.identify(squeezed[None])[0].card == "1d"
     for corners, want in ((loose, None), (true, "1c")):
-        monkeypatch.setattr(vision.detect, "find_cards", lambda image, sight=None, c=corners:
+        monkeypatch.setattr(vision.detect, "find_cards",
+                            lambda image, sight=None, floor=0, c=corners:
                             [Quad(c.copy(), 1.0, 1.0, 1.0, True)])
         seen = find_and_identify(img, rec)
         assert len(seen) == 1 and seen[0].identity.card == want
@@ -374,7 +375,7 @@ def _found_as(img, reports, rec, monkeypatch):
     quads = [Quad(np.float32(c), abs(cv2.contourArea(np.float32(c))), 1.0, v, True, *faint)
              for c, v, *faint in reports]
     monkeypatch.setattr(vision.detect, "quick_cards", lambda *a, **k: None)
-    monkeypatch.setattr(vision.detect, "find_cards", lambda image, sight=None: quads)
+    monkeypatch.setattr(vision.detect, "find_cards", lambda image, sight=None, floor=0: quads)
     return find_and_identify(img, rec)
 
 

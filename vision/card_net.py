@@ -213,6 +213,21 @@ def crop_frame(corners: np.ndarray, size: tuple[int, int] = (64, 96),
     return cv2.getPerspectiveTransform(np.float32(corners), dst)
 
 
+def upright_crops(image: np.ndarray, quads: list[np.ndarray], size: tuple[int, int],
+                  margin: float) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Each quad's card stood upright in a ``size`` crop with ``margin`` round it (see
+    :func:`crop_frame`), area-averaged from twice the size (a large card would alias),
+    and each crop's homography from the picture."""
+    w, h = size
+    two = np.diag([2.0, 2.0, 1.0])
+    frames = [crop_frame(q, size, margin) for q in quads]
+    crops = np.stack([cv2.resize(cv2.warpPerspective(
+        image, two @ m, (2 * w, 2 * h), flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE), (w, h), interpolation=cv2.INTER_AREA)
+        for m in frames])
+    return crops, frames
+
+
 class CornerRefiner:
     """Second look at each card: the picture warped so the rough card stands upright
     in a small crop with a margin, and the network says where its four corners
@@ -242,13 +257,8 @@ class CornerRefiner:
             self._interp.resize_tensor_input(self._in, [len(quads), h, w, 3])
             self._interp.allocate_tensors()
             self._batch = len(quads)
-        two = np.diag([2.0, 2.0, 1.0])
         for _ in range(passes):
-            frames = [crop_frame(q, self.size, self.margin) for q in quads]
-            crops = np.stack([cv2.resize(cv2.warpPerspective(
-                image, two @ m, (2 * w, 2 * h), flags=cv2.INTER_LINEAR,
-                borderMode=cv2.BORDER_REPLICATE), (w, h), interpolation=cv2.INTER_AREA)
-                for m in frames])
+            crops, frames = upright_crops(image, quads, self.size, self.margin)
             self._interp.set_tensor(self._in, crops.astype(np.float32))
             self._interp.invoke()
             out = self._interp.get_tensor(self._out).reshape(-1, 4, 2) * np.float32([w, h])
@@ -256,3 +266,41 @@ class CornerRefiner:
                                               np.linalg.inv(m)).reshape(4, 2).astype(np.float32)
                      for o, m in zip(out, frames, strict=True)]
         return quads
+
+
+CHECK_PATH = Path(__file__).with_name("models") / "card_check.tflite"
+
+
+class CardCheck:
+    """The last look at each report (``vision.check_train``): the picture warped so the
+    reported card stands upright in a small crop with a margin round it, and a network
+    says how likely it is a card of which half or more shows, outlined as a whole card:
+    not a piece of cloth, an object, a block of pips or a panel inside a card, half a
+    card stretched into a whole one, two cards outlined as one."""
+
+    def __init__(self, model_path: str | Path = CHECK_PATH, threads: int = 1):
+        from vision.tflite import make_interpreter
+
+        meta_path = Path(model_path).with_suffix(".json")
+        self.meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        self.size = tuple(self.meta.get("crop", (64, 96)))
+        self.margin = float(self.meta.get("margin", 0.25))
+        self._interp = make_interpreter(model_path, threads)
+        self._in = self._interp.get_input_details()[0]["index"]
+        self._out = self._interp.get_output_details()[0]["index"]
+        self._batch = 0
+
+    def scores(self, image: np.ndarray, quads: list[np.ndarray]) -> list[float]:
+        """How likely each quad is a card (0..1)."""
+        if not quads:
+            return []
+        w, h = self.size
+        if len(quads) != self._batch:
+            self._interp.resize_tensor_input(self._in, [len(quads), h, w, 3])
+            self._interp.allocate_tensors()
+            self._batch = len(quads)
+        crops, _ = upright_crops(image, [np.float32(q) for q in quads], self.size, self.margin)
+        self._interp.set_tensor(self._in, crops.astype(np.float32))
+        self._interp.invoke()
+        out = self._interp.get_tensor(self._out).reshape(-1)
+        return [float(v) for v in out]

@@ -40,11 +40,9 @@ def crop_frame(corners: np.ndarray) -> np.ndarray:
 def crop(image: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The upright crop around rough ``corners`` (area-averaged from twice its size:
     a large card would alias) and its homography."""
-    m = crop_frame(corners)
-    s = np.diag([2.0, 2.0, 1.0]).astype(np.float64)
-    big = cv2.warpPerspective(image, s @ m, (2 * CROP_W, 2 * CROP_H), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)
-    return cv2.resize(big, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA), m
+    crops, frames = card_net.upright_crops(image, [np.float32(corners)], (CROP_W, CROP_H),
+                                           MARGIN)
+    return crops[0], frames[0]
 
 
 def disturb(rng: np.random.Generator, corners: np.ndarray) -> np.ndarray:

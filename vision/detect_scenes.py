@@ -291,9 +291,11 @@ def _view(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
 
 def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]],
                     size: tuple[int, int] = (256, 256), card_px: tuple[float, float] = (30, 150),
-                    ) -> tuple[np.ndarray, list[TruthCard]]:
+                    clutter=None) -> tuple[np.ndarray, list[TruthCard]]:
     """One training picture (BGR uint8, ``size`` = (w, h)) and its cards, whose long
-    side is drawn between ``card_px`` pixels."""
+    side is drawn between ``card_px`` pixels. ``clutter(img, rng, card_long_px)``, when
+    given, draws more things that are no card on the table before the cards are laid
+    (the draws of the scenes without it are unchanged)."""
     w, h = size
     img = background(rng, h, w)
     deck = decks[rng.integers(len(decks))]
@@ -303,6 +305,8 @@ def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]]
     card = (long_px * fw / fh, long_px)
     for _ in range(int(rng.integers(0, 3))):
         _object(img, rng, long_px * 0.6)
+    if clutter is not None:
+        clutter(img, rng, long_px)
     view = _view(rng, w, h)
     placed = []
     for box, back in _layout(rng, w, h, card):

@@ -285,6 +285,7 @@ class SeenCard:
     identity: Identity
     visible: float = 1.0  # the fraction of the card in view
     faint: bool = False  # the detector saw it only under its report threshold
+    check: float | None = None  # the card check's score, where it looked (detect.checked)
 
 
 WHOLE_VISIBLE = 0.85  # a card with this much in view is compared as a whole face
@@ -352,7 +353,7 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
     (:func:`vision.detect.quick_cards`) and are all plainly named; else those of the
     whole search (:func:`vision.detect.find_cards`).
     """
-    from vision.detect import find_cards, net_sight, quick_cards
+    from vision.detect import CHECK_FLOOR, find_cards, net_sight, quick_cards
 
     sight = net_sight(image)
     quick = quick_cards(image, sight, lambda doubts: _no_cards(image, doubts, recognizer)) \
@@ -370,7 +371,11 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
                                             s.identity.similarity >= PHOTO_WHOLE_SIMILARITY)
                 for s in seen):
             return seen
-    return _named(image, find_cards(image, sight), recognizer)
+    # The card check's doubts are weighed after naming: a face named is a card whatever
+    # the check says (it learned procedural decks; a real deck's cards score lower).
+    seen = _named(image, find_cards(image, sight, floor=0.0), recognizer)
+    return [s for s in seen if s.check is None or s.check >= CHECK_FLOOR
+            or recognizer.is_face(s.identity)]
 
 
 def _no_cards(image: np.ndarray, doubts: list[np.ndarray], recognizer: Recognizer) -> bool:
@@ -457,7 +462,7 @@ def _named(image: np.ndarray, quads: list, recognizer: Recognizer) -> list[SeenC
             if recognizer.is_face(ident) and (ident.contrast or 0.0) < SURE_CONTRAST:
                 ident = _both_ways(image, q, ident, recognizer)
         corners = np.roll(q.corners, -2, axis=0) if ident.flipped else q.corners
-        out.append(SeenCard(corners, ident, round(float(q.visible), 2), q.faint))
+        out.append(SeenCard(corners, ident, round(float(q.visible), 2), q.faint, q.check))
     if not any(recognizer.is_face(s.identity) for s in out):
         # Nothing named: the picture may be one card filling it (a scan, a crop).
         return _whole(image, recognizer) or out

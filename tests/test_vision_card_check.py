@@ -1,0 +1,78 @@
+"""The card check (``card_net.CardCheck``, trained by ``vision.check_train``): the last
+look at each report of a photo's search, on what rules on outlines cannot tell from a
+card (issue 11): a bedsheet's card-sized checks, a wallet, a block of pips, a note."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision import detect
+from vision.card_net import CHECK_PATH
+from vision.check_train import clutter, label
+from vision.deck_art import DeckStyle, render_deck
+from vision.detect import Quad, card_check, checked
+from vision.detect_scenes import TruthCard
+
+W, H = 1280, 720
+
+needs_model = pytest.mark.skipif(not CHECK_PATH.is_file() or card_check() is None,
+                                 reason="no card check model or TFLite runtime")
+
+
+def box(cx: float, cy: float, angle_deg: float, long_px: float = 260.0,
+        ratio: float = 1.57) -> np.ndarray:
+    w, h = long_px / ratio, long_px
+    a = math.radians(angle_deg)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return ((np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2) @ rot.T
+            + np.array([cx, cy])).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def deck():
+    return render_deck(DeckStyle.from_seed(2_000_321))  # a style never trained on
+
+
+def test_a_report_is_taught_as_a_card_only_when_half_of_it_shows_and_it_is_outlined_whole():
+    card = TruthCard(box(400, 300, 10), 1.0, False, "5d")
+    under = TruthCard(box(900, 300, 0), 0.3, False, "7c")
+    cards = [card, under]
+    assert label(card.corners, cards) == 1.0
+    assert label(card.corners + 4, cards) == 1.0  # a few pixels off: still that card
+    assert label(under.corners, cards) == 0.0  # mostly hidden: never reported
+    pips = box(400, 300, 10, long_px=90)  # a block inside the card
+    assert label(pips, cards) == 0.0
+    assert label(box(640, 620, 0, long_px=150), cards) == 0.0  # the cloth
+    # Halfway: a rough outline of a card is taught neither way.
+    assert label(box(400, 300, 10, long_px=360), cards) is None
+
+
+def test_clutter_draws_on_the_table_and_leaves_the_scenes_without_it_unchanged():
+    from vision.detect_scenes import detection_scene, scene_decks
+
+    decks = scene_decks([11], width=64)
+    a = detection_scene(np.random.default_rng(4), decks, (320, 240))[0]
+    b = detection_scene(np.random.default_rng(4), decks, (320, 240))[0]
+    assert np.array_equal(a, b)
+    img = np.full((400, 600, 3), 128, np.uint8)
+    drawn = [not np.array_equal(img, (c := img.copy(), clutter(c, np.random.default_rng(s),
+                                                                150))[0])
+             for s in range(12)]
+    assert sum(drawn) >= 8
+
+
+def test_reports_under_the_floor_are_dropped_and_each_keeps_its_score(monkeypatch):
+    class Check:
+        def scores(self, image, quads):
+            return [0.9, 0.01, 0.6]
+
+    monkeypatch.setattr(detect, "card_check", lambda: Check())
+    reports = [Quad(box(200 + 300 * i, 300, 0), 1.0, 1.0) for i in range(3)]
+    kept = checked(np.zeros((H, W, 3), np.uint8), reports, 0.5)
+    assert kept == [reports[0], reports[2]]
+    assert [q.check for q in reports] == [0.9, 0.01, 0.6]
+    monkeypatch.setattr(detect, "card_check", lambda: None)  # no model: the rules alone
+    assert checked(np.zeros((H, W, 3), np.uint8), reports) == reports
