@@ -1,11 +1,12 @@
 """The card check (``card_net.CardCheck``, trained by ``vision.check_train``): the last
 look at each report of a photo's search, on what rules on outlines cannot tell from a
-card (issue 11): a bedsheet's card-sized checks, a wallet, a block of pips, a note."""
+card (issue 11): a wallet, a written note, lettering on a cover."""
 
 from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
@@ -14,7 +15,7 @@ from vision.card_net import CHECK_PATH
 from vision.check_train import clutter, label
 from vision.deck_art import DeckStyle, render_deck
 from vision.detect import Quad, card_check, checked
-from vision.detect_scenes import TruthCard
+from vision.detect_scenes import TruthCard, background, lay_cards
 
 W, H = 1280, 720
 
@@ -76,3 +77,61 @@ def test_reports_under_the_floor_are_dropped_and_each_keeps_its_score(monkeypatc
     assert [q.check for q in reports] == [0.9, 0.01, 0.6]
     monkeypatch.setattr(detect, "card_check", lambda: None)  # no model: the rules alone
     assert checked(np.zeros((H, W, 3), np.uint8), reports) == reports
+
+
+def clutter_scene(seed: int):
+    """A generated scene of unseen styles with the check's extra clutter (not a training
+    scene: those are drawn from other seeds)."""
+    from vision.detect_scenes import detection_scene, scene_decks
+
+    decks = scene_decks([2_000_000 + 4242 + k for k in range(3)], width=320)
+    return detection_scene(np.random.default_rng(seed), decks, (W, H), (90, 420),
+                           clutter=clutter)
+
+
+def kinds(quads, cards) -> list[str]:
+    from vision.card_net import quad_inside, quad_iou
+
+    out = []
+    for q in quads:
+        best = max((quad_iou(q.corners, c.corners) for c in cards), default=0.0)
+        if best >= 0.6:
+            out.append("card")
+        elif best > 0.3:
+            out.append("other")
+        else:
+            out.append("inside" if any(quad_inside(q.corners, c.corners) > 0.7
+                                       for c in cards) else "false")
+    return out
+
+
+@needs_model
+@pytest.mark.parametrize("seed, what", [(26, "a written note of a card's size"),
+                                        (13, "lettering on a book's cover")])
+def test_what_the_rules_take_for_a_card_the_check_does_not(seed, what, monkeypatch):
+    img, cards = clutter_scene(seed)
+    check = card_check()
+    monkeypatch.setattr(detect, "card_check", lambda: None)
+    before = kinds(detect.find_cards(img), cards)
+    assert "false" in before, f"{what} is no longer reported by the rules alone"
+    monkeypatch.setattr(detect, "card_check", lambda: check)
+    after = kinds(detect.find_cards(img), cards)
+    assert "false" not in after, what
+    assert after.count("card") == before.count("card")  # every card found stays
+
+
+@needs_model
+@pytest.mark.parametrize("kind", ["felt", "wood", "checks", "paper", "towel"])
+def test_a_card_and_a_back_are_cards_and_a_wallet_is_not(deck, kind):
+    rng = np.random.default_rng(4)
+    img = background(rng, H, W, kind)
+    wallet = box(900, 360, 20, 240)  # a dark slab of a card's size, stitched round
+    cv2.fillConvexPoly(img, wallet.astype(np.int32), (40, 50, 70), cv2.LINE_AA)
+    cv2.polylines(img, [box(900, 360, 20, 220).astype(np.int32)], True, (120, 140, 160), 1,
+                  cv2.LINE_AA)
+    face, back = box(400, 360, -15), box(650, 360, 5)
+    img, _ = lay_cards(img, [(deck["5d"], face, False), (deck["back"], back, True)])
+    img = cv2.GaussianBlur(img, (0, 0), 0.8)
+    s_face, s_back, s_wallet = card_check().scores(img, [face, back, wallet])
+    assert s_face > 0.9 and s_back > 0.5
+    assert s_wallet < detect.CHECK_FLOOR
