@@ -4,12 +4,11 @@ card (issue 11): a wallet, a written note, lettering on a cover."""
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 import pytest
 
+from tests.test_vision_detect_photos import card_box as box
 from vision import detect
 from vision.card_net import CHECK_PATH
 from vision.check_train import clutter, label
@@ -21,15 +20,6 @@ W, H = 1280, 720
 
 needs_model = pytest.mark.skipif(not CHECK_PATH.is_file() or card_check() is None,
                                  reason="no card check model or TFLite runtime")
-
-
-def box(cx: float, cy: float, angle_deg: float, long_px: float = 260.0,
-        ratio: float = 1.57) -> np.ndarray:
-    w, h = long_px / ratio, long_px
-    a = math.radians(angle_deg)
-    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    return ((np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2) @ rot.T
-            + np.array([cx, cy])).astype(np.float32)
 
 
 @pytest.fixture(scope="module")

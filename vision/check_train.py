@@ -214,16 +214,9 @@ def build_model(channels: tuple[int, ...] = CHANNELS):
     from tensorflow import keras
     from tensorflow.keras import layers
 
-    def conv(x, ch, stride=1):
-        x = layers.Conv2D(ch, 3, strides=stride, padding="same", use_bias=False)(x)
-        x = layers.BatchNormalization()(x)
-        return layers.ReLU()(x)
+    from vision.corner_train import crop_trunk
 
-    inp = keras.Input((CROP_H, CROP_W, 3), name="crop")
-    x = layers.Rescaling(1 / 127.5, -1.0)(inp)
-    for ch in channels:  # down to 6x4: where the card's edges and the margin lie, kept
-        x = conv(conv(x, ch, 2), ch)
-    x = layers.Flatten()(x)
+    inp, x = crop_trunk(channels, (CROP_W, CROP_H))
     x = layers.Dropout(0.3)(x)
     x = layers.Dense(64, activation="relu")(x)
     out = layers.Dense(1, activation="sigmoid", name="card")(x)

@@ -86,8 +86,10 @@ def make_dataset(n: int, seed: int, deck0: int, workers: int = 2, chunk: int = 2
 CHANNELS = (16, 32, 64, 96)  # per stage, at 48x32, 24x16, 12x8 and 6x4
 
 
-def build_model(channels: tuple[int, ...] = CHANNELS):
-    import tensorflow as tf
+def crop_trunk(channels: tuple[int, ...], size: tuple[int, int] = (CROP_W, CROP_H)):
+    """(input, features): a crop's four stages of two 3x3 convolutions, the first of each
+    halving, down to 6x4 and flattened, so that where each edge runs stays in place (the
+    corner refiner's and the card check's)."""
     from tensorflow import keras
     from tensorflow.keras import layers
 
@@ -96,11 +98,19 @@ def build_model(channels: tuple[int, ...] = CHANNELS):
         x = layers.BatchNormalization()(x)
         return layers.ReLU()(x)
 
-    inp = keras.Input((CROP_H, CROP_W, 3), name="crop")
+    inp = keras.Input((size[1], size[0], 3), name="crop")
     x = layers.Rescaling(1 / 127.5, -1.0)(inp)
-    for ch in channels:  # down to 6x4: where each edge runs, kept in place
+    for ch in channels:
         x = conv(conv(x, ch, 2), ch)
-    x = layers.Flatten()(x)
+    return inp, layers.Flatten()(x)
+
+
+def build_model(channels: tuple[int, ...] = CHANNELS):
+    import tensorflow as tf
+    from tensorflow import keras
+    from tensorflow.keras import layers
+
+    inp, x = crop_trunk(channels)
     x = layers.Dense(128, activation="relu")(x)
     out = layers.Dense(8, name="corners")(x)
     return keras.Model(inp, out), tf
