@@ -168,10 +168,10 @@ def _make(args) -> tuple[np.ndarray, np.ndarray]:
     from vision.corner_train import disturb
     from vision.detect_scenes import scene_decks
 
-    seed, n, deck_seeds, backs = args
+    seed, n, deck_seeds, backs, dressed = args
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
-    decks = scene_decks(deck_seeds, width=320)
+    decks = scene_decks(deck_seeds, width=320, dressed=dressed)
     xs, ys = [], []
     while len(xs) < n:
         size = SIZES[rng.integers(len(SIZES))]
@@ -202,8 +202,8 @@ def _calm(rough: np.ndarray, true: np.ndarray) -> np.ndarray:
 
 
 def make_dataset(n: int, seed: int, deck0: int, workers: int = 2, chunk: int = 1500,
-                 backs: float = BACKS):
-    return make_in_parallel(_make, n, seed, deck0, workers, chunk, 8, (backs,))
+                 backs: float = BACKS, dressed: float = 0.0):
+    return make_in_parallel(_make, n, seed, deck0, workers, chunk, 8, (backs, dressed))
 
 
 CHANNELS = (16, 32, 48, 64)  # per stage, at 48x32, 24x16, 12x8 and 6x4
@@ -238,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--more", type=Path, help="another run's cache, its crops added")
     ap.add_argument("--backs", type=float, default=BACKS,
                     help="the share of scenes with more cards face down")
+    ap.add_argument("--dressed", type=float, default=0.0,
+                    help="the share of decks given printed decks' looks (deck_looks.dress)")
     args = ap.parse_args(argv)
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -246,12 +248,13 @@ def main(argv: list[str] | None = None) -> int:
         z = np.load(args.cache)
         x, y, xv, yv = z["x"], z["y"], z["xv"], z["yv"]
     else:
-        x, y = make_dataset(args.crops, args.seed, 1, args.threads, backs=args.backs)
+        x, y = make_dataset(args.crops, args.seed, 1, args.threads, backs=args.backs,
+                            dressed=args.dressed)
         if args.more:  # crops made earlier (another seed), added to these
             z = np.load(args.more)
             x, y = np.concatenate([z["x"], x]), np.concatenate([z["y"], y])
         xv, yv = make_dataset(4000, args.seed + 99_999, VAL_DECK0, args.threads,
-                              backs=args.backs)
+                              backs=args.backs, dressed=args.dressed)
         if args.cache:
             np.savez(args.cache, x=x, y=y, xv=xv, yv=yv)
     print(f"{len(x)} training crops ({y.mean():.0%} cards), {len(xv)} held out, "
