@@ -379,8 +379,8 @@ def _found_as(img, reports, rec, monkeypatch):
     return find_and_identify(img, rec)
 
 
-def _triestine_recognizer(embedder):
-    scans = _faces("triestine", alpha=True)
+def _triestine_recognizer(embedder, deck: str = "triestine"):
+    scans = _faces(deck, alpha=True)
     return Recognizer(enroll_patches({c: card_patch(f) for c, f in scans.items()}, embedder,
                                      ratio=face_ratio(scans)), embedder)
 
@@ -653,9 +653,7 @@ def test_a_card_under_a_cover_the_detector_missed_is_not_named_where_the_check_d
     img, cards = _bench_scenes("toscane", 8686, (60,))[60]
     two = cards["2s"]
     assert 0.6 < two.visible < 0.75
-    scans = _faces("toscane", alpha=True)
-    rec = Recognizer(enroll_patches({c: card_patch(f) for c, f in scans.items()}, embedder,
-                                    ratio=face_ratio(scans)), embedder)
+    rec = _triestine_recognizer(embedder, "toscane")
     from vision.recognize import find_and_identify
 
     def over_it(seen):
@@ -668,4 +666,31 @@ def test_a_card_under_a_cover_the_detector_missed_is_not_named_where_the_check_d
                and s.check < vision.recognize.DOUBT_CHECK for s in held)
     # Without the check's word it would have been named, wrong.
     monkeypatch.setattr(vision.recognize, "DOUBT_CHECK", 0.0)
+    monkeypatch.setattr(vision.recognize, "PHOTO_LEAST", 0.0)
     assert "3s" in {s.identity.card for s in over_it(find_and_identify(img, rec))}
+
+
+def test_a_card_stretched_whole_over_a_cover_nobody_saw_is_not_named_at_a_low_likeness(
+        embedder, monkeypatch):
+    """Scene 72 of the detection benchmark's triestine run at seed 8686: a 7 of clubs
+    0.72 in view, its cover not seen, outlined as a whole card and checked as one (1.0).
+    Its five pips in view read as a 4 of clubs, but only at 0.67: a face outlined whole
+    in a photo is not named so far from its face. It stays unknown, the 4 offered."""
+    import vision.recognize
+    from vision.recognize import find_and_identify
+
+    img, cards = _bench_scenes("triestine", 8686, (72,))[72]
+    seven = cards["7c"]
+    assert 0.65 < seven.visible < 0.8
+    rec = _triestine_recognizer(embedder)
+
+    def over_it(seen):
+        from vision.card_net import quad_iou
+
+        return [s for s in seen if quad_iou(np.float32(s.corners), seven.corners) > 0.5]
+
+    held = over_it(find_and_identify(img, rec))
+    assert held and all(s.identity.card in (None, "7c") for s in held)
+    assert any(s.identity.candidates[:1] == ("4c",) for s in held)
+    monkeypatch.setattr(vision.recognize, "PHOTO_LEAST", 0.0)
+    assert "4c" in {s.identity.card for s in over_it(find_and_identify(img, rec))}
