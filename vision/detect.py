@@ -806,9 +806,7 @@ def find_cards(image: np.ndarray, sight: NetSight | None = None,
         and not (_spans_two(e, learned) and (not clean(e) or _holds_three(e, learned)
                                              or _holds_pair(e, learned)))
         and not (not clean(e) and _holds_smaller(e, learned, 0.7 if e.area > merged else 0.4))]
-    extra = [n for n in learned if all(
-        quad_iou(n.corners, e.corners) < 0.3 and quad_inside(n.corners, e.corners) < 0.5
-        and quad_inside(e.corners, n.corners) < 0.7 for e in exact)]
+    extra = [n for n in learned if _apart(n.corners, exact)]
     extra += _second_look(image, sight, learned, exact + extra)
     # (The cards whose size can be trusted: those the network sees, and clean outlines.)
     return checked(image, one_deck(exact + extra, max(image.shape[:2]),
@@ -840,6 +838,15 @@ def checked(image: np.ndarray, reports: list[Quad], floor: float = CHECK_FLOOR,
     return [q for q in reports if q.check >= floor]
 
 
+def _apart(q: np.ndarray, others: list[Quad]) -> bool:
+    """Whether outline ``q`` is none of ``others``: neither the same card (overlap under
+    0.3), mostly inside one, nor holding most of one."""
+    from vision.card_net import quad_inside, quad_iou
+
+    return all(quad_iou(q, r.corners) < 0.3 and quad_inside(q, r.corners) < 0.5
+               and quad_inside(r.corners, q) < 0.7 for r in others)
+
+
 def _second_look(image: np.ndarray, sight: NetSight, learned: list[Quad],
                  reports: list[Quad]) -> list[Quad]:
     """The network's sights under its threshold that lie where nothing is reported and
@@ -848,12 +855,6 @@ def _second_look(image: np.ndarray, sight: NetSight, learned: list[Quad],
     down to :data:`WEAK_HEAT` the card check is sure of (:data:`FAINT_CHECK`). Marked
     ``faint``: not trusted for size (:func:`one_deck`), and a part of one is not named
     from its visible end (:func:`vision.recognize.find_and_identify`)."""
-    from vision.card_net import quad_inside, quad_iou
-
-    def apart(q: np.ndarray, others: list[Quad]) -> bool:
-        return all(quad_iou(q, r.corners) < 0.3 and quad_inside(q, r.corners) < 0.5
-                   and quad_inside(r.corners, q) < 0.7 for r in others)
-
     if not learned:
         return []
     typical = statistics.median(n.area for n in learned)
@@ -861,7 +862,7 @@ def _second_look(image: np.ndarray, sight: NetSight, learned: list[Quad],
     # (The faintest are many on a busy cloth: only those apart and of about a card's
     # size, by their rough outline, are refined.)
     todo = [c for c in sight.weak if c.score < sight.threshold and (
-        c.score >= SECOND_HEAT or (apart(c.corners, reports) and 0.5 * lo * typical
+        c.score >= SECOND_HEAT or (_apart(c.corners, reports) and 0.5 * lo * typical
                                    <= abs(cv2.contourArea(c.corners)) <= 1.5 * hi * typical))]
     if not todo:
         return []
@@ -872,10 +873,10 @@ def _second_look(image: np.ndarray, sight: NetSight, learned: list[Quad],
     unsure: list[Quad] = []
     for c, q in zip(todo, _net_quads(todo, corners), strict=True):
         q.faint = True
-        if not (lo * typical <= q.area <= hi * typical and apart(q.corners, reports)):
+        if not (lo * typical <= q.area <= hi * typical and _apart(q.corners, reports)):
             continue
         if c.score >= SECOND_HEAT and side_support(image, q.corners).max() >= SECOND_EDGE \
-                and apart(q.corners, out):
+                and _apart(q.corners, out):
             out.append(q)
         else:
             unsure.append(q)
@@ -883,7 +884,7 @@ def _second_look(image: np.ndarray, sight: NetSight, learned: list[Quad],
     if unsure and check is not None:
         scores = check.scores(image, [q.corners for q in unsure])
         for p, q in sorted(zip(scores, unsure, strict=True), key=lambda t: -t[0]):
-            if p >= FAINT_CHECK and apart(q.corners, out):
+            if p >= FAINT_CHECK and _apart(q.corners, out):
                 out.append(q)
     return out
 
