@@ -672,9 +672,9 @@ def test_a_card_under_a_cover_the_detector_missed_is_not_named_where_the_check_d
 
 def test_a_card_stretched_whole_over_a_cover_nobody_saw_is_not_named_at_a_low_likeness(
         embedder, monkeypatch):
-    """Scene 72 of the detection benchmark's triestine run at seed 8686: a 7 of clubs
+    """Scene 72 of the detection benchmark's triestine run at seed 8686: a 7 of cups
     0.72 in view, its cover not seen, outlined as a whole card and checked as one (1.0).
-    Its five pips in view read as a 4 of clubs, but only at 0.67: a face outlined whole
+    Its five pips in view read as a 4 of cups, but only at 0.67: a face outlined whole
     in a photo is not named so far from its face. It stays unknown, the 4 offered."""
     import vision.recognize
     from vision.recognize import find_and_identify
