@@ -224,8 +224,18 @@ def _box(c, a, size) -> np.ndarray:
     return (np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2) @ rot.T + np.asarray(c)
 
 
-def _layout(rng: np.random.Generator, w: int, h: int, size) -> list[tuple[np.ndarray, bool]]:
-    """Card boxes on the plane, bottom first, and whether each shows its back."""
+# How often each kind of group is laid ("single", "row", "fan", "stack", "stock",
+# "scatter"); OVERLAPPING_P, for training scenes that dwell on cards partly under
+# others (half of them or more in view), where the search misses most: fanned and
+# stacked cards, the briscola under the stock.
+LAYOUT_P = (0.25, 0.2, 0.15, 0.12, 0.13, 0.15)
+OVERLAPPING_P = (0.1, 0.1, 0.35, 0.25, 0.15, 0.05)
+
+
+def _layout(rng: np.random.Generator, w: int, h: int, size,
+            overlapping: bool = False) -> list[tuple[np.ndarray, bool]]:
+    """Card boxes on the plane, bottom first, and whether each shows its back; when
+    ``overlapping``, more fans and stacks, spread wider (more of each card shows)."""
     cw, ch = size
     out: list[tuple[np.ndarray, bool]] = []
     n_groups = int(rng.integers(1, 4)) if rng.random() < 0.95 else 0
@@ -235,7 +245,7 @@ def _layout(rng: np.random.Generator, w: int, h: int, size) -> list[tuple[np.nda
             c[rng.integers(2)] = rng.uniform(-0.05, 0.05) * (w, h)[0] + rng.integers(2) * w
         a = rng.uniform(0, 2 * math.pi)
         kind = rng.choice(["single", "row", "fan", "stack", "stock", "scatter"],
-                          p=[0.25, 0.2, 0.15, 0.12, 0.13, 0.15])
+                          p=list(OVERLAPPING_P if overlapping else LAYOUT_P))
         u = np.array([math.cos(a), math.sin(a)])
         v = np.array([-u[1], u[0]])
         if kind == "single":
@@ -251,13 +261,14 @@ def _layout(rng: np.random.Generator, w: int, h: int, size) -> list[tuple[np.nda
         elif kind == "fan":  # a hand of cards fanned out, or cards played overlapping
             k = int(rng.integers(2, 5))
             da = rng.uniform(-0.5, 0.5)
-            shift = rng.uniform(0.25, 0.7) * cw
+            shift = rng.uniform(*((0.45, 0.9) if overlapping else (0.25, 0.7))) * cw
             for i in range(k):
                 out.append((_box(c + u * shift * i + v * rng.normal(0, 0.05) * ch,
                                  a + da * i / k, size), False))
         elif kind == "stack":  # a pile of played cards, each a little askew
             for _i in range(int(rng.integers(2, 5))):
-                out.append((_box(c + rng.normal(0, 0.25, 2) * cw, a + rng.normal(0, 0.4), size),
+                spread = 0.45 if overlapping else 0.25
+                out.append((_box(c + rng.normal(0, spread, 2) * cw, a + rng.normal(0, 0.4), size),
                             False))
         elif kind == "stock":  # the briscola crosswise, half under the face-down stock
             out.append((_box(c + u * rng.uniform(0.35, 0.6) * ch, a + math.pi / 2, size), False))
@@ -291,11 +302,13 @@ def _view(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
 
 def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]],
                     size: tuple[int, int] = (256, 256), card_px: tuple[float, float] = (30, 150),
-                    clutter=None) -> tuple[np.ndarray, list[TruthCard]]:
+                    clutter=None, overlapping: bool = False
+                    ) -> tuple[np.ndarray, list[TruthCard]]:
     """One training picture (BGR uint8, ``size`` = (w, h)) and its cards, whose long
     side is drawn between ``card_px`` pixels. ``clutter(img, rng, card_long_px)``, when
     given, draws more things that are no card on the table before the cards are laid
-    (the draws of the scenes without it are unchanged)."""
+    (the draws of the scenes without it are unchanged). ``overlapping`` lays more
+    cards partly under others (:data:`OVERLAPPING_P`)."""
     w, h = size
     img = background(rng, h, w)
     deck = decks[rng.integers(len(decks))]
@@ -309,7 +322,7 @@ def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]]
         clutter(img, rng, long_px)
     view = _view(rng, w, h)
     placed = []
-    for box, back in _layout(rng, w, h, card):
+    for box, back in _layout(rng, w, h, card, overlapping):
         dst = cv2.perspectiveTransform(box.reshape(-1, 1, 2).astype(np.float32), view).reshape(4, 2)
         if rng.random() < 0.5:  # the card lies upside down: its corner 0 is at the bottom
             dst = np.roll(dst, 2, axis=0)
