@@ -308,7 +308,7 @@ def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]]
     side is drawn between ``card_px`` pixels. ``clutter(img, rng, card_long_px)``, when
     given, draws more things that are no card on the table before the cards are laid
     (the draws of the scenes without it are unchanged). ``overlapping`` lays more
-    cards partly under others (:data:`OVERLAPPING_P`)."""
+    cards partly under others (:data:`OVERLAPPING_P`), and more things that are no card."""
     w, h = size
     img = background(rng, h, w)
     deck = decks[rng.integers(len(decks))]
@@ -316,7 +316,9 @@ def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]]
     fh, fw = deck[codes[0]].shape[:2]
     long_px = math.exp(rng.uniform(math.log(card_px[0]), math.log(card_px[1])))
     card = (long_px * fw / fh, long_px)
-    for _ in range(int(rng.integers(0, 3))):
+    # Overlapping scenes lay more sheets, books and phones too: a sheet's corner at the
+    # picture's edge is what a network keen on cards partly in view takes for one.
+    for _ in range(int(rng.integers(*((1, 4) if overlapping else (0, 3))))):
         _object(img, rng, long_px * 0.6)
     if clutter is not None:
         clutter(img, rng, long_px)
