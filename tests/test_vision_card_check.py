@@ -130,11 +130,12 @@ def test_a_card_and_a_back_are_cards_and_a_wallet_is_not(deck, kind):
 @needs_model
 def test_training_crops_are_the_searchs_reports_labelled_by_the_truth_on_dressed_decks_too():
     """``check_train`` makes its crops from generated scenes, with the printed decks'
-    looks (busy backs, art to the edge) on a share of the decks when asked: upright
+    looks (busy backs, art to the edge) on a share of the decks and more cards partly
+    under others on a share of the scenes when asked: upright
     64x96 crops, each taught as a card or as no card."""
     from vision.check_train import CROP_H, CROP_W, _make
 
-    for dressed in (0.0, 1.0):
-        x, y = _make((11, 30, [2_000_400, 2_000_401], 0.5, dressed))
+    for dressed, overlapping in ((0.0, 0.0), (1.0, 1.0)):
+        x, y = _make((11, 30, [2_000_400, 2_000_401], 0.5, dressed, overlapping))
         assert x.shape == (30, CROP_H, CROP_W, 3) and x.dtype == np.uint8
         assert set(np.unique(y)) == {0.0, 1.0}  # cards and things that are no card

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.detect_scenes import LAYOUT_P, OVERLAPPING_P, detection_scene, scene_decks
+from vision.detect_scenes import (
+    LAYOUT_P,
+    OVERLAPPING_P,
+    detection_scene,
+    scene_decks,
+    sheet_corner,
+)
 from vision.detect_train import _make
 
 
@@ -38,3 +44,35 @@ def test_a_run_without_overlapping_scenes_draws_the_scenes_it_always_drew():
     assert np.array_equal(x0, x1) and np.array_equal(y0, y1)
     x2, _ = _make((*job, 1.0))
     assert not np.array_equal(x0, x2)
+
+
+def test_a_sheets_corner_pokes_in_at_the_pictures_edge():
+    """``sheet_corner``: a sheet lying mostly out of the picture, of which only a corner
+    of about a card's reach shows, at one of the picture's edges."""
+    card_px = 100
+    shown = 0
+    for seed in range(20):
+        img = np.full((360, 640, 3), 60, np.uint8)
+        sheet_corner(img, np.random.default_rng(seed), card_px)
+        ys, xs = np.nonzero(np.any(img != 60, axis=2))
+        assert len(xs) > 0
+        shown += len(xs) > 0.2 * card_px ** 2  # (a sliver at a picture's corner, else)
+        # The part in view hangs from an edge, and the sheet's corner nearest the
+        # picture's middle lies off it: the rest of the sheet is out of the picture.
+        assert xs.min() == 0 or ys.min() == 0 or xs.max() == 639 or ys.max() == 359
+        assert not np.any(img[150:210, 290:350] != 60)
+    assert shown >= 15
+
+
+def test_sheet_corners_are_drawn_in_overlapping_scenes_only_when_asked():
+    decks = scene_decks([2_000_300])
+    for overlapping in (False, True):
+        a = detection_scene(np.random.default_rng(3), decks, (256, 256), overlapping=overlapping)
+        b = detection_scene(np.random.default_rng(3), decks, (256, 256), overlapping=overlapping,
+                            sheet_edges=0.0)
+        assert np.array_equal(a[0], b[0])
+    drawn = [not np.array_equal(
+        detection_scene(np.random.default_rng(s), decks, (256, 256), overlapping=True)[0],
+        detection_scene(np.random.default_rng(s), decks, (256, 256), overlapping=True,
+                        sheet_edges=1.0)[0]) for s in range(6)]
+    assert all(drawn)

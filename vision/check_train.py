@@ -35,7 +35,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detect_scenes import _colour, _paper, detection_scene, make_in_parallel
+from vision.detect_scenes import (
+    _colour,
+    _paper,
+    detection_scene,
+    make_in_parallel,
+    sheet_corner,
+)
 
 CROP_W, CROP_H = 64, 96
 MARGIN = 0.25  # of the card's width and height, on every side of the report
@@ -43,6 +49,7 @@ VAL_DECK0 = 2_000_000
 SIZES = ((1280, 720), (1280, 720), (720, 1280), (960, 720))
 CARD_PX = (90, 420)  # long side, as bench_vision_detect.py draws them
 BACKS = 0.4  # the share of scenes with more cards face down
+CHECK_SHEET_EDGES = 0.3  # the share of scenes with a sheet's corner poking in at an edge
 
 
 # -- more things that are no card -------------------------------------------------------
@@ -119,6 +126,15 @@ def clutter(img: np.ndarray, rng: np.random.Generator, card_px: float) -> None:
             img[mask > 127] = warped[mask > 127]
 
 
+def clutter_and_sheets(img: np.ndarray, rng: np.random.Generator, card_px: float) -> None:
+    """:func:`clutter`, after one or two sheets' corners poking in at the picture's edge in
+    a share of the scenes (:data:`CHECK_SHEET_EDGES`; session 29)."""
+    if rng.random() < CHECK_SHEET_EDGES:
+        for _ in range(int(rng.integers(1, 3))):
+            sheet_corner(img, rng, card_px)
+    clutter(img, rng, card_px)
+
+
 # -- labelled crops -----------------------------------------------------------------------
 
 def label(q: np.ndarray, cards) -> float | None:
@@ -168,7 +184,7 @@ def _make(args) -> tuple[np.ndarray, np.ndarray]:
     from vision.corner_train import disturb
     from vision.detect_scenes import scene_decks
 
-    seed, n, deck_seeds, backs, dressed = args
+    seed, n, deck_seeds, backs, dressed, overlapping = args
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     decks = scene_decks(deck_seeds, width=320, dressed=dressed)
@@ -180,7 +196,8 @@ def _make(args) -> tuple[np.ndarray, np.ndarray]:
         share = rng.uniform(0, 0.6) if backs and rng.random() < backs else 0.0
         shown = [{c: d["back"] if rng.random() < share else f for c, f in d.items()}
                  for d in decks]
-        img, cards = detection_scene(rng, shown, size, CARD_PX, clutter=clutter)
+        img, cards = detection_scene(rng, shown, size, CARD_PX, clutter=clutter_and_sheets,
+                                     overlapping=bool(rng.random() < overlapping))
         quads = proposals(img)
         # A rough guess of each card too, so that the check does not learn the search's
         # own outlines alone.
@@ -202,8 +219,9 @@ def _calm(rough: np.ndarray, true: np.ndarray) -> np.ndarray:
 
 
 def make_dataset(n: int, seed: int, deck0: int, workers: int = 2, chunk: int = 1500,
-                 backs: float = BACKS, dressed: float = 0.0):
-    return make_in_parallel(_make, n, seed, deck0, workers, chunk, 8, (backs, dressed))
+                 backs: float = BACKS, dressed: float = 0.0, overlapping: float = 0.0):
+    return make_in_parallel(_make, n, seed, deck0, workers, chunk, 8,
+                            (backs, dressed, overlapping))
 
 
 CHANNELS = (16, 32, 48, 64)  # per stage, at 48x32, 24x16, 12x8 and 6x4
@@ -240,6 +258,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="the share of scenes with more cards face down")
     ap.add_argument("--dressed", type=float, default=0.0,
                     help="the share of decks given printed decks' looks (deck_looks.dress)")
+    ap.add_argument("--overlapping", type=float, default=0.0,
+                    help="the share of scenes with more cards partly under others "
+                         "(detection_scene's overlapping)")
+    ap.add_argument("--vary", action="store_true",
+                    help="mirror the crops and vary their exposure, contrast and colour")
     args = ap.parse_args(argv)
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -249,12 +272,13 @@ def main(argv: list[str] | None = None) -> int:
         x, y, xv, yv = z["x"], z["y"], z["xv"], z["yv"]
     else:
         x, y = make_dataset(args.crops, args.seed, 1, args.threads, backs=args.backs,
-                            dressed=args.dressed)
+                            dressed=args.dressed, overlapping=args.overlapping)
         if args.more:  # crops made earlier (another seed), added to these
             z = np.load(args.more)
             x, y = np.concatenate([z["x"], x]), np.concatenate([z["y"], y])
         xv, yv = make_dataset(4000, args.seed + 99_999, VAL_DECK0, args.threads,
-                              backs=args.backs, dressed=args.dressed)
+                              backs=args.backs, dressed=args.dressed,
+                              overlapping=args.overlapping)
         if args.cache:
             np.savez(args.cache, x=x, y=y, xv=xv, yv=yv)
     print(f"{len(x)} training crops ({y.mean():.0%} cards), {len(xv)} held out, "
@@ -272,9 +296,19 @@ def main(argv: list[str] | None = None) -> int:
         2e-3, steps, alpha=0.02)), loss="binary_crossentropy", metrics=["accuracy"])
     # A report turned 180 degrees is the same report: each crop is turned half the time
     # (the crops kept as bytes: as floats, and twice, they would not fit in memory).
+    # With --vary, each is also mirrored half the time (a card mirrored is still a card,
+    # a sheet's corner still none) and given another exposure, contrast and colour cast:
+    # the real decks' cards, printed and photographed, scored lower than the generated.
     def turned(img, lab):
         img = tf.cond(tf.random.uniform(()) < 0.5, lambda: img[::-1, ::-1], lambda: img)
-        return tf.cast(img, tf.float32), lab
+        img = tf.cast(img, tf.float32)
+        if args.vary:
+            img = tf.cond(tf.random.uniform(()) < 0.5, lambda: img[:, ::-1], lambda: img)
+            mean = tf.reduce_mean(img)
+            img = (img - mean) * tf.random.uniform((), 0.7, 1.3) + mean \
+                * tf.random.uniform((), 0.75, 1.25)
+            img = tf.clip_by_value(img * tf.random.uniform((1, 1, 3), 0.9, 1.1), 0, 255)
+        return img, lab
 
     data = (tf.data.Dataset.from_tensor_slices((x, y)).shuffle(len(x), seed=args.seed)
             .map(turned, num_parallel_calls=2).batch(args.batch).prefetch(2))
@@ -290,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
                  for t in (0.1, 0.2, 0.3, 0.5)})
     meta = {"crop": [CROP_W, CROP_H], "margin": MARGIN, "crops": len(x),
             "epochs": args.epochs, "seed": args.seed, "channels": list(CHANNELS),
+            "vary": args.vary,
             "held_out": held}
     out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(json.dumps(held), f"wrote {out} in {time.time() - t0:.0f}s")

@@ -191,6 +191,34 @@ def _object(img: np.ndarray, rng: np.random.Generator, card_px: float) -> None:
     img[mask > 127] = warped[mask > 127]
 
 
+def sheet_corner(img: np.ndarray, rng: np.random.Generator, card_px: float) -> None:
+    """A sheet of paper, a receipt or a book lying mostly out of the picture, in place:
+    only a corner of it pokes in, about a card's size. Its two edges meet as a card's
+    do, and the picture's edge cuts the rest off as it cuts a card leaving the picture;
+    what tells them apart is the paper going on round the outline, and no print."""
+    h, w = img.shape[:2]
+    size = card_px * rng.uniform(1.5, 4.0) * np.array([1.0, rng.uniform(1.0, 1.5)])
+    # Square to the picture's edges half the time (a sheet pushed to the table's edge).
+    a = rng.uniform(0, 180) if rng.random() < 0.5 else rng.normal(0, 8) + 90 * rng.integers(2)
+    corner = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+    side = rng.integers(4)  # the corner lies this far in from one edge
+    reach = card_px * rng.uniform(0.3, 1.3)
+    corner[side % 2] = reach if side < 2 else (w, h)[side % 2] - reach
+    box = cv2.boxPoints(((0.0, 0.0), (float(size[0]), float(size[1])), a))
+    # The sheet laid so that its corner nearest the picture's middle sits there.
+    k = int(np.argmin(np.linalg.norm(box + corner - (w / 2, h / 2), axis=1)))
+    box = (box - box[k] + corner).astype(np.float32)
+    if rng.random() < 0.6:
+        patch = np.clip(_paper(rng, 64, 90), 0, 255).astype(np.uint8)
+    else:  # a plain light card or book cover
+        patch = np.clip(np.ones((64, 90, 3), np.float32) * _colour(rng, rng.uniform(170, 255)),
+                        0, 255).astype(np.uint8)
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [90, 0], [90, 64], [0, 64]]), box)
+    warped = cv2.warpPerspective(patch, m, (w, h))
+    mask = cv2.warpPerspective(np.full((64, 90), 255, np.uint8), m, (w, h))
+    img[mask > 127] = warped[mask > 127]
+
+
 def _hand(img: np.ndarray, rng: np.random.Generator, card_px: float) -> np.ndarray:
     """A hand and arm from an edge, in place; returns its mask."""
     h, w = img.shape[:2]
@@ -302,13 +330,15 @@ def _view(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
 
 def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]],
                     size: tuple[int, int] = (256, 256), card_px: tuple[float, float] = (30, 150),
-                    clutter=None, overlapping: bool = False
+                    clutter=None, overlapping: bool = False, sheet_edges: float = 0.0
                     ) -> tuple[np.ndarray, list[TruthCard]]:
     """One training picture (BGR uint8, ``size`` = (w, h)) and its cards, whose long
     side is drawn between ``card_px`` pixels. ``clutter(img, rng, card_long_px)``, when
     given, draws more things that are no card on the table before the cards are laid
     (the draws of the scenes without it are unchanged). ``overlapping`` lays more
-    cards partly under others (:data:`OVERLAPPING_P`), and more things that are no card."""
+    cards partly under others (:data:`OVERLAPPING_P`), and more things that are no card;
+    ``sheet_edges`` is the share of those that also show a sheet's corner poking in at the
+    picture's edge (:func:`sheet_corner`)."""
     w, h = size
     img = background(rng, h, w)
     deck = decks[rng.integers(len(decks))]
@@ -320,6 +350,8 @@ def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]]
     # picture's edge is what a network keen on cards partly in view takes for one.
     for _ in range(int(rng.integers(*((1, 4) if overlapping else (0, 3))))):
         _object(img, rng, long_px * 0.6)
+    if overlapping and sheet_edges and rng.random() < sheet_edges:
+        sheet_corner(img, rng, long_px)
     if clutter is not None:
         clutter(img, rng, long_px)
     view = _view(rng, w, h)
