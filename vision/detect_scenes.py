@@ -183,6 +183,12 @@ def _object(img: np.ndarray, rng: np.random.Generator, card_px: float) -> None:
         patch = np.ones((64, 90, 3), np.float32) * rng.uniform(10, 60)
     rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
     box = (np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * size / 2) @ rot.T + c
+    _paste(img, patch, box)
+
+
+def _paste(img: np.ndarray, patch: np.ndarray, box: np.ndarray) -> None:
+    """``patch`` warped onto the quad ``box`` of ``img``, in place."""
+    h, w = img.shape[:2]
     ph, pw = patch.shape[:2]
     m = cv2.getPerspectiveTransform(np.float32([[0, 0], [pw, 0], [pw, ph], [0, ph]]),
                                     box.astype(np.float32))
@@ -209,14 +215,10 @@ def sheet_corner(img: np.ndarray, rng: np.random.Generator, card_px: float) -> N
     k = int(np.argmin(np.linalg.norm(box + corner - (w / 2, h / 2), axis=1)))
     box = (box - box[k] + corner).astype(np.float32)
     if rng.random() < 0.6:
-        patch = np.clip(_paper(rng, 64, 90), 0, 255).astype(np.uint8)
+        patch = _paper(rng, 64, 90)
     else:  # a plain light card or book cover
-        patch = np.clip(np.ones((64, 90, 3), np.float32) * _colour(rng, rng.uniform(170, 255)),
-                        0, 255).astype(np.uint8)
-    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [90, 0], [90, 64], [0, 64]]), box)
-    warped = cv2.warpPerspective(patch, m, (w, h))
-    mask = cv2.warpPerspective(np.full((64, 90), 255, np.uint8), m, (w, h))
-    img[mask > 127] = warped[mask > 127]
+        patch = np.ones((64, 90, 3), np.float32) * _colour(rng, rng.uniform(170, 255))
+    _paste(img, patch, box)
 
 
 def _hand(img: np.ndarray, rng: np.random.Generator, card_px: float) -> np.ndarray:
