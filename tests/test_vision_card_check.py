@@ -41,6 +41,39 @@ def test_a_report_is_taught_as_a_card_only_when_half_of_it_shows_and_it_is_outli
     assert label(box(400, 300, 10, long_px=360), cards) is None
 
 
+def test_a_part_of_a_card_outlined_as_a_card_lies_inside_it_and_is_taught_as_no_card():
+    """``part_of``: a pip block, a back's panel or a card's visible end outlined as a
+    smaller card, along the card or across it, inside it and of its shape."""
+    from vision.card_net import quad_inside
+    from vision.check_train import PART_AREA, part_of
+
+    card = TruthCard(box(400, 300, 25), 1.0, False, "5d")
+    rng = np.random.default_rng(3)
+    area = abs(cv2.contourArea(card.corners))
+    across = 0
+    for _ in range(40):
+        q = part_of(rng, card.corners)
+        share = abs(cv2.contourArea(q)) / area
+        assert PART_AREA[0] - 0.01 <= share <= PART_AREA[1] + 0.01
+        assert quad_inside(q, card.corners) > 0.95
+        short, long_ = np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])
+        assert long_ / short == pytest.approx(300 / 190, rel=0.1)  # a card's shape (box)
+        # Its long side along the card's short one: turned across the card.
+        across += abs(np.dot((q[3] - q[0]) / long_, (card.corners[1] - card.corners[0])
+                             / np.linalg.norm(card.corners[1] - card.corners[0]))) > 0.9
+        assert label(q, [card]) in (0.0, None)  # never a card
+    assert 10 <= across <= 30
+
+
+@needs_model
+def test_part_negatives_are_added_to_the_crops_only_when_asked():
+    from vision.check_train import _make
+
+    x0, y0 = _make((5, 40, [2_000_400], 0.0, 0.0, 0.0, 0.0))
+    x1, y1 = _make((5, 40, [2_000_400], 0.0, 0.0, 0.0, 1.0))
+    assert y1.mean() < y0.mean()  # the same scenes, more crops taught as no card
+
+
 def test_clutter_draws_on_the_table_and_leaves_the_scenes_without_it_unchanged():
     from vision.detect_scenes import detection_scene, scene_decks
 
@@ -136,6 +169,6 @@ def test_training_crops_are_the_searchs_reports_labelled_by_the_truth_on_dressed
     from vision.check_train import CROP_H, CROP_W, _make
 
     for dressed, overlapping in ((0.0, 0.0), (1.0, 1.0)):
-        x, y = _make((11, 30, [2_000_400, 2_000_401], 0.5, dressed, overlapping))
+        x, y = _make((11, 30, [2_000_400, 2_000_401], 0.5, dressed, overlapping, 0.0))
         assert x.shape == (30, CROP_H, CROP_W, 3) and x.dtype == np.uint8
         assert set(np.unique(y)) == {0.0, 1.0}  # cards and things that are no card

@@ -157,6 +157,40 @@ def label(q: np.ndarray, cards) -> float | None:
     return None
 
 
+PART_AREA = (0.15, 0.5)  # of its card: a part outlined as a card (a pip block, an end)
+
+
+def part_of(rng: np.random.Generator, card: np.ndarray) -> np.ndarray:
+    """An outline of a card's shape lying inside ``card`` (TL TR BR BL), a share
+    :data:`PART_AREA` of its area: a pip block, a back's inner panel, or the visible end
+    of a card partly hidden, which the search outlines as a smaller card of its own,
+    along the card or turned across it (half a card is nearly square)."""
+    tl, tr, _, bl = np.float32(card)
+    u, v = tr - tl, bl - tl  # the card's short and long sides
+    w, h = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+    share = rng.uniform(*PART_AREA)
+    if rng.random() < 0.5:  # along the card: its short side along the card's
+        k = math.sqrt(share)
+        sw, sh = k * w, k * h
+        su, sv = u / w, v / h
+        half = (sw / w / 2, sh / h / 2)
+    else:  # across it: its long side along the card's short side
+        sh = min(w, math.sqrt(share * w * h * h / w))
+        sw = sh * w / h
+        su, sv = v / h, u / w
+        half = (sh / w / 2, sw / h / 2)
+    # Most often at an end of the card, where a card partly hidden shows itself.
+    a = rng.uniform(half[0], 1 - half[0])
+    b = rng.choice([half[1], 1 - half[1]]) if rng.random() < 0.6 else \
+        rng.uniform(half[1], 1 - half[1])
+    c = tl + a * u + b * v
+    t = math.radians(rng.normal(0, 3))
+    rot = np.float32([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    su, sv = rot @ su, rot @ sv
+    return np.float32([c - su * sw / 2 - sv * sh / 2, c + su * sw / 2 - sv * sh / 2,
+                       c + su * sw / 2 + sv * sh / 2, c - su * sw / 2 + sv * sh / 2])
+
+
 def proposals(img: np.ndarray) -> list[np.ndarray]:
     """What the search reports on a picture, and what it weighed: the network's sights
     down to 0.2 refined, the colour masks' outlines on the edges."""
@@ -180,11 +214,11 @@ def proposals(img: np.ndarray) -> list[np.ndarray]:
 
 
 def _make(args) -> tuple[np.ndarray, np.ndarray]:
-    from vision.card_net import upright_crops
+    from vision.card_net import quad_iou, upright_crops
     from vision.corner_train import disturb
     from vision.detect_scenes import scene_decks
 
-    seed, n, deck_seeds, backs, dressed, overlapping = args
+    seed, n, deck_seeds, backs, dressed, overlapping, parts = args
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     decks = scene_decks(deck_seeds, width=320, dressed=dressed)
@@ -203,8 +237,17 @@ def _make(args) -> tuple[np.ndarray, np.ndarray]:
         # own outlines alone.
         quads += [_calm(disturb(rng, c.corners), c.corners) for c in cards
                   if c.visible >= 0.5]
-        for q in quads:
-            y = label(q, cards)
+        taught = [label(q, cards) for q in quads]
+        # Parts of cards outlined as cards, rarely among the search's own reports (so
+        # rarely taught), yet most of its reports of no card on the real decks' art.
+        if parts and rng.random() < parts:
+            for c in cards:
+                if c.visible >= 0.3:
+                    q = part_of(rng, c.corners)
+                    if all(quad_iou(q, d.corners) < 0.3 for d in cards if d is not c):
+                        quads.append(q)
+                        taught.append(0.0)
+        for q, y in zip(quads, taught, strict=True):
             if y is None or len(xs) >= n or min(np.ptp(np.float32(q), axis=0)) < 6:
                 continue
             crops, _ = upright_crops(img, [np.float32(q)], (CROP_W, CROP_H), MARGIN)
@@ -219,9 +262,10 @@ def _calm(rough: np.ndarray, true: np.ndarray) -> np.ndarray:
 
 
 def make_dataset(n: int, seed: int, deck0: int, workers: int = 2, chunk: int = 1500,
-                 backs: float = BACKS, dressed: float = 0.0, overlapping: float = 0.0):
+                 backs: float = BACKS, dressed: float = 0.0, overlapping: float = 0.0,
+                 parts: float = 0.0):
     return make_in_parallel(_make, n, seed, deck0, workers, chunk, 8,
-                            (backs, dressed, overlapping))
+                            (backs, dressed, overlapping, parts))
 
 
 CHANNELS = (16, 32, 48, 64)  # per stage, at 48x32, 24x16, 12x8 and 6x4
@@ -261,6 +305,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--overlapping", type=float, default=0.0,
                     help="the share of scenes with more cards partly under others "
                          "(detection_scene's overlapping)")
+    ap.add_argument("--parts", type=float, default=0.0,
+                    help="the share of scenes whose cards also give a part of themselves "
+                         "outlined as a smaller card, taught as no card (part_of)")
     ap.add_argument("--vary", action="store_true",
                     help="mirror the crops and vary their exposure, contrast and colour")
     args = ap.parse_args(argv)
@@ -272,13 +319,14 @@ def main(argv: list[str] | None = None) -> int:
         x, y, xv, yv = z["x"], z["y"], z["xv"], z["yv"]
     else:
         x, y = make_dataset(args.crops, args.seed, 1, args.threads, backs=args.backs,
-                            dressed=args.dressed, overlapping=args.overlapping)
+                            dressed=args.dressed, overlapping=args.overlapping,
+                            parts=args.parts)
         if args.more:  # crops made earlier (another seed), added to these
             z = np.load(args.more)
             x, y = np.concatenate([z["x"], x]), np.concatenate([z["y"], y])
         xv, yv = make_dataset(4000, args.seed + 99_999, VAL_DECK0, args.threads,
                               backs=args.backs, dressed=args.dressed,
-                              overlapping=args.overlapping)
+                              overlapping=args.overlapping, parts=args.parts)
         if args.cache:
             np.savez(args.cache, x=x, y=y, xv=xv, yv=yv)
     print(f"{len(x)} training crops ({y.mean():.0%} cards), {len(xv)} held out, "
@@ -324,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
                  for t in (0.1, 0.2, 0.3, 0.5)})
     meta = {"crop": [CROP_W, CROP_H], "margin": MARGIN, "crops": len(x),
             "epochs": args.epochs, "seed": args.seed, "channels": list(CHANNELS),
-            "vary": args.vary,
+            "vary": args.vary, "parts": args.parts,
             "held_out": held}
     out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(json.dumps(held), f"wrote {out} in {time.time() - t0:.0f}s")
