@@ -76,3 +76,27 @@ def test_sheet_corners_are_drawn_in_overlapping_scenes_only_when_asked():
         detection_scene(np.random.default_rng(s), decks, (256, 256), overlapping=True,
                         sheet_edges=1.0)[0]) for s in range(6)]
     assert all(drawn)
+
+
+def test_the_report_threshold_is_the_lowest_within_the_false_budget_and_kept_in_the_json(
+        tmp_path, monkeypatch):
+    """``choose_threshold`` (``--evaluate``, and the end of every training run): a model
+    written without its threshold would run at card_net's default."""
+    import json
+
+    from vision import detect_train
+
+    out = tmp_path / "card_detect.tflite"
+    out.with_suffix(".json").write_text(json.dumps({"seed": 9393}))
+    figures = {"scenes": 300, "by_threshold": {
+        "0.3": {"recall": 0.9, "false_per_scene": 0.12},
+        "0.4": {"recall": 0.89, "false_per_scene": 0.06},
+        "0.5": {"recall": 0.85, "false_per_scene": 0.033},
+        "0.6": {"recall": 0.8, "false_per_scene": 0.02}}}
+    monkeypatch.setattr(detect_train, "held_out", lambda path: dict(figures))
+    assert detect_train.choose_threshold(out)["threshold"] == 0.5
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["threshold"] == 0.5 and meta["seed"] == 9393  # the training's own kept
+    assert meta["held_out"]["by_threshold"]["0.4"]["false_per_scene"] == 0.06
+    figures["by_threshold"] = {"0.5": {"recall": 0.9, "false_per_scene": 0.2}}
+    assert detect_train.choose_threshold(out)["threshold"] == 0.5  # none within: 0.5
