@@ -175,7 +175,7 @@ def part_of(rng: np.random.Generator, card: np.ndarray) -> np.ndarray:
         su, sv = u / w, v / h
         half = (sw / w / 2, sh / h / 2)
     else:  # across it: its long side along the card's short side
-        sh = min(w, math.sqrt(share * w * h * h / w))
+        sh = min(w, math.sqrt(share) * h)  # (area sh * sw = share * w * h)
         sw = sh * w / h
         su, sv = v / h, u / w
         half = (sh / w / 2, sw / h / 2)
