@@ -324,13 +324,6 @@ CLOTH_FACE, CLOTH_EMBEDDING = 0.5, 0.3
 # 5151 and 7373 of four real decks' scenes, 39 of its 50 cards found and 5 of its 15
 # false reports pass: a sheet's corner, the cloth beside a card, part of a card's back).
 FAINT_LIKE = (0.35, 0.6)
-# A report the card check is this sure of is a card even where naming finds it like no
-# face (less like any than a patch of cloth, or a faint sight unlike a card): most such
-# are cards half under another that the detector outlined whole, or saw faintly; it is
-# reported unknown (session 31; on dev seeds 3030, 5151, 7373 and 8686 of the four
-# real decks' scenes: 38 more cards found, 3 more reports of no card; fresh seeds 9797
-# and 6464: 26 more found, 4 more of no card; no name changed).
-SURE_CARD = 0.9
 # A report whose outline does not lie on a card's edge (edge_support under LOOSE_EDGE:
 # a side swung out into the cloth or onto the next card) shows the card squeezed, with
 # a band of something else at one end; squeezed, a 7 looks like a 6 and a heart like a
@@ -464,12 +457,10 @@ def _named(image: np.ndarray, quads: list, recognizer: Recognizer) -> list[SeenC
     out = []
     for i, q in enumerate(quads):
         ident = ids[i]
-        if q.check is None or q.check < SURE_CARD:
-            if i in whole_set and ident.card is None and \
-                    ident.similarity < recognizer.null_level:
-                continue  # less like any card of the deck than a patch of cloth is
-            if not shown.get(i, True):
-                continue
+        if i in whole_set and ident.card is None and ident.similarity < recognizer.null_level:
+            continue  # less like any card of the deck than a patch of cloth is
+        if not shown.get(i, True):
+            continue
         if i in whole_set and recognizer.is_face(ident) and \
                 ident.confidence < PHOTO_WHOLE_SIMILARITY and (
                     _overlapped(q, quads) or (q.check is not None and q.check < DOUBT_CHECK)):
