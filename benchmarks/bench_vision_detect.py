@@ -31,7 +31,11 @@ for the referee too. ``--dump FILE`` writes one line per report (what it is, the
 detector's visible fraction, its identity and the comparison's similarity and
 contrast), from which the rules' cut-offs are chosen, and one per card missed
 (``missed_full`` / ``missed_partial``: its visible fraction, area, code, and in the
-similarity column the best overlap any report had with it).
+similarity column the best overlap any report had with it). ``--losses`` (with
+``--deck``) tells where cards were lost at naming: each report naming let go (why:
+``vision.recognize.Dropped``) is a card (it outlines a card half or more in view by
+0.6 that no report kept found), no card (overlapping none by 0.3) or other; with how
+many of each the card check was sure of (0.9 or more).
 """
 
 from __future__ import annotations
@@ -98,7 +102,7 @@ def identifier(deck_dir: Path):
     rec = Recognizer(deck, embedder)
     drawn = {c: cv2.resize(on_white(f), (320, round(320 * f.shape[0] / f.shape[1])),
                            interpolation=cv2.INTER_AREA) for c, f in faces.items()}
-    return [drawn], lambda img: find_and_identify(img, rec)
+    return [drawn], lambda img, dropped=None: find_and_identify(img, rec, dropped)
 
 
 def corner_error(a: np.ndarray, b: np.ndarray) -> float:
@@ -116,6 +120,8 @@ def main() -> int:
     ap.add_argument("--deck", type=Path, help="draw the scenes with this deck folder's scans "
                     "and run find_and_identify with it enrolled")
     ap.add_argument("--dump", type=Path, help="write one line per report to this file")
+    ap.add_argument("--losses", action="store_true", help="with --deck: the reports naming "
+                    "let go, by why, that were cards and that were none")
     args = ap.parse_args()
     if args.net_side:
         learned_detectors()[0].long_side = args.net_side
@@ -140,10 +146,12 @@ def main() -> int:
     errs: list[float] = []
     false_cloth = false_inside = 0
     ms: list[float] = []
+    losses: Counter = Counter()
     for scene in range(args.scenes):
         img, cards = detection_scene(rng, decks, (w, h), card_px=(90, 420))
+        dropped: list = []
         t0 = time.perf_counter()
-        quads = find(img)
+        quads = find(img, dropped) if args.deck and args.losses else find(img)
         ms.append((time.perf_counter() - t0) * 1000)
         used: set[int] = set()
         what: dict[int, str] = {}
@@ -194,6 +202,17 @@ def main() -> int:
             else:
                 false_cloth += 1
                 what[i] = "false_cloth"
+        if dropped:
+            wanted = [c for c in cards if c.visible >= 0.5 and 0 <= c.corners.mean(0)[0] < w
+                      and 0 <= c.corners.mean(0)[1] < h]
+            missing = [c for c in wanted if all(quad_iou(q.corners, c.corners) < 0.6
+                                                for q in quads)]
+            for d in dropped:
+                kind = ("card" if any(quad_iou(d.corners, c.corners) >= 0.6 for c in missing)
+                        else "other" if any(quad_iou(d.corners, c.corners) > 0.3
+                                            for c in cards) else "no card")
+                losses[d.why, kind] += 1
+                losses[d.why, kind, "sure"] += d.check is not None and d.check >= 0.9
         for i, q in enumerate(quads):
             ident = getattr(q, "identity", None)
             rows.append("\t".join(map(str, (
@@ -217,6 +236,13 @@ def main() -> int:
         print(f"  names   right {names['right']}, WRONG {names['wrong']} "
               f"(+{names['wrong elsewhere']} on reports of no card or another) {wrong}, "
               f"unknown {names['unknown']} (deck {args.deck.name})")
+    if args.deck and args.losses:
+        print("  let go at naming: cards / no card / other (in brackets: the card check "
+              "sure of them, 0.9 or more)")
+        for why in sorted({k[0] for k in losses}) or ["(none)"]:
+            print(f"    {why:8s} " + " / ".join(
+                f"{losses[why, kind]} ({losses[why, kind, 'sure']})"
+                for kind in ("card", "no card", "other")))
     print(f"  ms      median {statistics.median(ms):.1f} per scene")
     if args.dump:
         args.dump.write_text("scene\tkind\tvisible\tarea\tcard\tconfidence\tsimilarity\tcontrast\tfaint"

@@ -288,6 +288,18 @@ class SeenCard:
     check: float | None = None  # the card check's score, where it looked (detect.checked)
 
 
+@dataclass(frozen=True)
+class Dropped:
+    """A report the naming let go, and why: ``"squarer"`` (than the deck's cards can
+    look), ``"cloth"`` (less like any face than a patch of cloth), ``"faint"`` (a faint
+    sight whose patch shows no card), ``"small"`` (far smaller than a named face beside
+    it), ``"check"`` (under the card check's floor). For benchmarks: where cards are lost."""
+    corners: np.ndarray
+    why: str
+    check: float | None
+    similarity: float | None
+
+
 WHOLE_VISIBLE = 0.85  # a card with this much in view is compared as a whole face
 SQUAREST = 0.65  # long / short side of a card seen at a steep tilt, over the deck's own
 # In a photo a card half under another may be outlined whole (the detector's visible
@@ -357,7 +369,8 @@ SHORTENED, TOUCH = 0.8, 0.03
 PART_CONTRAST, PART_SIMILARITY = 0.8, 0.9
 
 
-def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCard]:
+def find_and_identify(image: np.ndarray, recognizer: Recognizer,
+                      dropped: list[Dropped] | None = None) -> list[SeenCard]:
     """Every card in a photo (any background, any rotation) with its identity.
 
     A whole card is compared with every enrolled face. A card partly hidden (under
@@ -365,7 +378,8 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
     end of every face, when that end tells it apart; otherwise it stays unknown.
     The cards are those the learned detector sees alone when they need nothing more
     (:func:`vision.detect.quick_cards`) and are all plainly named; else those of the
-    whole search (:func:`vision.detect.find_cards`).
+    whole search (:func:`vision.detect.find_cards`). ``dropped``, when given, receives
+    the whole search's reports that naming let go (:class:`Dropped`).
     """
     from vision.detect import CHECK_FLOOR, find_cards, net_sight, quick_cards
 
@@ -387,9 +401,13 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer) -> list[SeenCar
             return seen
     # The card check's doubts are weighed after naming: a face named is a card whatever
     # the check says (it learned procedural decks; a real deck's cards score lower).
-    seen = _named(image, find_cards(image, sight, floor=0.0), recognizer)
-    return [s for s in seen if s.check is None or s.check >= CHECK_FLOOR
+    seen = _named(image, find_cards(image, sight, floor=0.0), recognizer, dropped)
+    kept = [s for s in seen if s.check is None or s.check >= CHECK_FLOOR
             or recognizer.is_face(s.identity)]
+    if dropped is not None:
+        dropped += [Dropped(s.corners, "check", s.check, s.identity.similarity)
+                    for s in seen if not any(s is k for k in kept)]
+    return kept
 
 
 def _no_cards(image: np.ndarray, doubts: list[np.ndarray], recognizer: Recognizer) -> bool:
@@ -425,14 +443,23 @@ def _card_like(patches: np.ndarray, recognizer: Recognizer, face: float = CLOTH_
     return like
 
 
-def _named(image: np.ndarray, quads: list, recognizer: Recognizer) -> list[SeenCard]:
+def _named(image: np.ndarray, quads: list, recognizer: Recognizer,
+           dropped: list[Dropped] | None = None) -> list[SeenCard]:
     """:func:`find_and_identify` of the cards found in ``image`` (``Quad``)."""
     from vision.detect import edge_support, elongation, warp_card
 
+    def drop(q, why: str, ident: Identity | None = None) -> None:
+        if dropped is not None:
+            dropped.append(Dropped(np.float32(q.corners), why, q.check,
+                                   None if ident is None else ident.similarity))
+
     # Squarer than this deck's cards can look at 35 degrees of tilt: part of a card
     # (the briscola's visible half beside the stock), not a card to stretch whole.
-    quads = [q for q in quads if elongation(q.corners)
-             >= SQUAREST * recognizer.deck.ratio or q.visible < WHOLE_VISIBLE]
+    squarer = [elongation(q.corners) < SQUAREST * recognizer.deck.ratio
+               and q.visible >= WHOLE_VISIBLE for q in quads]
+    for q in (q for q, sq in zip(quads, squarer, strict=True) if sq):
+        drop(q, "squarer")
+    quads = [q for q, sq in zip(quads, squarer, strict=True) if not sq]
     if not quads:
         return _whole(image, recognizer)
     patches = np.stack([warp_card(image, q.corners) for q in quads])
@@ -458,8 +485,10 @@ def _named(image: np.ndarray, quads: list, recognizer: Recognizer) -> list[SeenC
     for i, q in enumerate(quads):
         ident = ids[i]
         if i in whole_set and ident.card is None and ident.similarity < recognizer.null_level:
+            drop(q, "cloth", ident)
             continue  # less like any card of the deck than a patch of cloth is
         if not shown.get(i, True):
+            drop(q, "faint", ident)
             continue
         if i in whole_set and recognizer.is_face(ident) and \
                 ident.confidence < PHOTO_WHOLE_SIMILARITY and (
@@ -483,7 +512,7 @@ def _named(image: np.ndarray, quads: list, recognizer: Recognizer) -> list[SeenC
     if not any(recognizer.is_face(s.identity) for s in out):
         # Nothing named: the picture may be one card filling it (a scan, a crop).
         return _whole(image, recognizer) or out
-    return _card_sized(out, max(image.shape[:2]))
+    return _card_sized(out, max(image.shape[:2]), dropped)
 
 
 def _tightened(image: np.ndarray, q, ident: Identity, recognizer: Recognizer):
@@ -502,7 +531,8 @@ def _tightened(image: np.ndarray, q, ident: Identity, recognizer: Recognizer):
     return replace(q, corners=moved), again
 
 
-def _card_sized(seen: list[SeenCard], long_side: float) -> list[SeenCard]:
+def _card_sized(seen: list[SeenCard], long_side: float,
+                dropped: list[Dropped] | None = None) -> list[SeenCard]:
     """A face named is a card of the deck, so its size is a card's: an unnamed report
     far smaller than a named face beside it is no card (the rule of
     :func:`vision.detect.one_deck`, where the detector alone could not tell)."""
@@ -512,6 +542,10 @@ def _card_sized(seen: list[SeenCard], long_side: float) -> list[SeenCard]:
         return abs(cv2.contourArea(np.float32(s.corners))), s.corners.mean(0)
 
     named = [size(s) for s in seen if s.identity.card not in (None, BACK)]
-    return [s for s in seen if s.identity.card is not None or not any(
+    kept = [s for s in seen if s.identity.card is not None or not any(
         too_small(*size(s), area, centre, long_side) for area, centre in named)]
+    if dropped is not None:
+        dropped += [Dropped(s.corners, "small", s.check, s.identity.similarity)
+                    for s in seen if not any(s is k for k in kept)]
+    return kept
 
