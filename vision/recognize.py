@@ -404,9 +404,7 @@ def find_and_identify(image: np.ndarray, recognizer: Recognizer,
     seen = _named(image, find_cards(image, sight, floor=0.0), recognizer, dropped)
     kept = [s for s in seen if s.check is None or s.check >= CHECK_FLOOR
             or recognizer.is_face(s.identity)]
-    if dropped is not None:
-        dropped += [Dropped(s.corners, "check", s.check, s.identity.similarity)
-                    for s in seen if not any(s is k for k in kept)]
+    _let_go(seen, kept, "check", dropped)
     return kept
 
 
@@ -544,8 +542,14 @@ def _card_sized(seen: list[SeenCard], long_side: float,
     named = [size(s) for s in seen if s.identity.card not in (None, BACK)]
     kept = [s for s in seen if s.identity.card is not None or not any(
         too_small(*size(s), area, centre, long_side) for area, centre in named)]
-    if dropped is not None:
-        dropped += [Dropped(s.corners, "small", s.check, s.identity.similarity)
-                    for s in seen if not any(s is k for k in kept)]
+    _let_go(seen, kept, "small", dropped)
     return kept
+
+
+def _let_go(seen: list[SeenCard], kept: list[SeenCard], why: str,
+            dropped: list[Dropped] | None) -> None:
+    """Those of ``seen`` not ``kept``, told to ``dropped`` (if given) as let go for ``why``."""
+    if dropped is not None:
+        dropped += [Dropped(s.corners, why, s.check, s.identity.similarity)
+                    for s in seen if not any(s is k for k in kept)]
 
