@@ -287,8 +287,8 @@ def test_a_card_named_without_conviction_is_looked_for_again_with_the_masks(
     img, _ = table(deck)
     real_named, calls = recognize._named, []
 
-    def doubtful_first(image, quads, rec):
-        seen = real_named(image, quads, rec)
+    def doubtful_first(image, quads, rec, dropped=None):
+        seen = real_named(image, quads, rec, dropped)
         calls.append(len(seen))
         if len(calls) == 1:  # the quick path's naming: one name without conviction
             s = seen[0]
