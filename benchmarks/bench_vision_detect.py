@@ -120,6 +120,9 @@ def main() -> int:
     ap.add_argument("--deck", type=Path, help="draw the scenes with this deck folder's scans "
                     "and run find_and_identify with it enrolled")
     ap.add_argument("--dump", type=Path, help="write one line per report to this file")
+    ap.add_argument("--phone", action="store_true", help="draw the scenes as phone photos "
+                    "look (detect_scenes' phone_look: towels, prints, rounded corners, a "
+                    "phone camera's colour, vignetting, noise and sharpening)")
     ap.add_argument("--losses", action="store_true", help="with --deck: the reports naming "
                     "let go, by why, that were cards and that were none")
     args = ap.parse_args()
@@ -148,7 +151,8 @@ def main() -> int:
     ms: list[float] = []
     losses: Counter = Counter()
     for scene in range(args.scenes):
-        img, cards = detection_scene(rng, decks, (w, h), card_px=(90, 420))
+        img, cards = detection_scene(rng, decks, (w, h), card_px=(90, 420),
+                                     phone_look=args.phone)
         dropped: list = []
         t0 = time.perf_counter()
         quads = find(img, dropped) if args.deck and args.losses else find(img)

@@ -7,7 +7,12 @@ import numpy as np
 from vision.detect_scenes import (
     LAYOUT_P,
     OVERLAPPING_P,
+    BY_NAME,
+    background,
     detection_scene,
+    lay_cards,
+    phone,
+    rounded_mask,
     scene_decks,
     sheet_corner,
 )
@@ -44,6 +49,47 @@ def test_a_run_without_overlapping_scenes_draws_the_scenes_it_always_drew():
     assert np.array_equal(x0, x1) and np.array_equal(y0, y1)
     x2, _ = _make((*job, 1.0))
     assert not np.array_equal(x0, x2)
+
+
+def test_a_run_without_phone_look_scenes_draws_the_scenes_it_always_drew():
+    job = (11, 3, [2_000_400, 2_000_401], 0.0, 0.0)
+    x0, y0 = _make(job)
+    x1, y1 = _make((*job, 0.0))
+    assert np.array_equal(x0, x1) and np.array_equal(y0, y1)
+    x2, y2 = _make((*job, 1.0))
+    assert not np.array_equal(x0, x2)
+    assert y2.shape == y0.shape
+
+
+def test_rounded_corners_show_the_cloth_in_the_corners_only():
+    mask = rounded_mask(96, 64, 0.08)  # r = 5 px
+    assert mask[0, 0] == 0 and mask[95, 63] == 0 and mask[0, 63] == 0 and mask[95, 0] == 0
+    assert mask[0, 32] == 255 and mask[48, 0] == 255 and mask[48, 32] == 255
+    assert mask[5, 5] == 255  # the corner's circle itself is card
+    assert 0.99 < (mask > 127).mean() < 1.0
+    assert (rounded_mask(96, 64, 0.0) == 255).all()
+
+
+def test_a_card_laid_with_rounded_corners_keeps_its_rectangle_as_its_outline():
+    face = np.full((96, 64, 3), 250, np.uint8)
+    box = np.float32([[100, 50], [164, 50], [164, 146], [100, 146]])
+    img, truth = lay_cards(np.zeros((200, 300, 3), np.uint8), [(face, box, False)],
+                           rounded=0.08)
+    assert np.allclose(truth[0].corners, box) and truth[0].visible > 0.98
+    assert img[50, 100].max() < 60 and img[52, 132].min() > 200  # corner cloth, edge card
+
+
+def test_phone_look_backgrounds_and_camera():
+    rng = np.random.default_rng(1)
+    for kind in ("terry", "print", "knit"):
+        img = background(rng, 120, 160, kind)
+        assert img.shape == (120, 160, 3) and img.dtype == np.uint8
+        assert img.std() > 3, kind  # a texture, not a flat colour
+    flat = np.full((90, 120, 3), 128, np.uint8)
+    shots = [phone(flat.copy(), np.random.default_rng(s)) for s in range(6)]
+    assert all(s.shape == flat.shape and s.dtype == np.uint8 for s in shots)
+    assert all(s.std() > 0.5 for s in shots)  # noise at least, always
+    assert BY_NAME["terry"] is not BY_NAME["towel"]
 
 
 def test_a_sheets_corner_pokes_in_at_the_pictures_edge():

@@ -11,7 +11,11 @@ felt), objects that are not cards (sheets of paper, books, phones, pens, hands),
 cards touching edge to edge, fanned and stacked, leaving the picture, the
 briscola crosswise under the stock, perspective up to ~40 degrees of tilt, and
 pictures stored with a changed aspect ratio (a rectangle then looks skewed).
-Only procedural decks are drawn, so no real deck or photo is ever trained on.
+With ``phone_look`` a scene is drawn as phone photos look and renders often do not:
+terry towels, printed sheets (stripes, dots, hearts) and knits among the cloths,
+cards with rounded corners, and a phone camera's own processing (white balance far
+off, vignetting, colour fringes, noise stronger in the shadows, denoising, sharpening
+halos). Only procedural decks are drawn, so no real deck or photo is ever trained on.
 """
 
 from __future__ import annotations
@@ -128,18 +132,19 @@ def _towel(rng, h, w) -> np.ndarray:
 
 KINDS = (_checks, _checks, _flowers, _wood, _wood, _paper, _felt, _towel)
 BY_NAME = {"checks": _checks, "flowers": _flowers, "wood": _wood, "paper": _paper,
-           "felt": _felt, "towel": _towel}
+           "felt": _felt, "towel": _towel}  # (and the phone look's kinds, added below)
 
 
 def background(rng: np.random.Generator, h: int, w: int, kind: str | None = None,
-               ) -> np.ndarray:
-    """A table, bed, desk or sheet of paper (``kind``, one of ``BY_NAME``; None: any,
-    sometimes two surfaces, with folds), in BGR uint8."""
+               kinds: tuple | None = None) -> np.ndarray:
+    """A table, bed, desk or sheet of paper (``kind``, one of ``BY_NAME``; None: any of
+    ``kinds``, by default ``KINDS``, sometimes two surfaces, with folds), in BGR uint8."""
     if kind is not None:
         return np.clip(BY_NAME[kind](rng, h, w), 0, 255).astype(np.uint8)
-    img = KINDS[rng.integers(len(KINDS))](rng, h, w)
+    kinds = kinds or KINDS
+    img = kinds[rng.integers(len(kinds))](rng, h, w)
     if rng.random() < 0.35:  # a second surface: a desk edge, a sheet on the bed
-        other = KINDS[rng.integers(len(KINDS))](rng, h, w)
+        other = kinds[rng.integers(len(kinds))](rng, h, w)
         a, b = rng.uniform(0, w, 2)
         pts = np.float32([[a, 0], [b, h], [w * 2, h], [w * 2, 0]]) if rng.random() < 0.5 else \
             np.float32([[0, a * h / w], [w, b * h / w], [w, h * 2], [0, h * 2]])
@@ -150,6 +155,119 @@ def background(rng: np.random.Generator, h: int, w: int, kind: str | None = None
         fold = _noise(rng, h, w, int(rng.integers(20, 80)))
         img *= (1 + rng.uniform(0.1, 0.35) * np.tanh(fold))[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+# -- what phone photos add (``detection_scene(..., phone=True)``) ----------------------
+
+def _terry(rng, h, w) -> np.ndarray:
+    """A terry towel: loops of pile in light and shade, often with woven bands."""
+    base = _colour(rng, rng.uniform(120, 250))
+    pile = _noise(rng, h, w, 2) * rng.uniform(8, 22) + _noise(rng, h, w, 6) * rng.uniform(4, 10)
+    img = base[None, None] + pile[..., None]
+    if rng.random() < 0.5:  # a woven band across the towel
+        a = rng.uniform(0, math.pi)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        u = xx * math.cos(a) + yy * math.sin(a)
+        start, width = rng.uniform(0, max(h, w)), rng.uniform(0.05, 0.2) * max(h, w)
+        band = (u > start) & (u < start + width)
+        img[band] = _colour(rng)[None] + _noise(rng, h, w, 3)[band][:, None] * 6
+    return img
+
+
+def _print(rng, h, w) -> np.ndarray:
+    """A printed bedsheet or tablecloth: stripes, dots or small motifs (hearts, stars,
+    squares) repeated on a ground, as lined up as a print is."""
+    ground = _colour(rng, rng.uniform(150, 255))
+    img = np.ones((h, w, 3), np.float32) * ground
+    ink = _colour(rng)
+    kind = rng.integers(3)
+    if kind == 0:  # stripes
+        a = rng.uniform(0, math.pi)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        u = (xx * math.cos(a) + yy * math.sin(a)) / rng.uniform(6, 60)
+        img[(u % 1) < rng.uniform(0.2, 0.6)] = ink
+        return img
+    step = rng.uniform(14, 80)
+    r = step * rng.uniform(0.12, 0.35)
+    shift = rng.uniform(0, 1) < 0.5
+    for j, y in enumerate(np.arange(rng.uniform(0, step), h + step, step)):
+        for x in np.arange(rng.uniform(0, step) + (step / 2 if shift and j % 2 else 0),
+                           w + step, step):
+            c = (int(x), int(y))
+            if kind == 1:
+                cv2.circle(img, c, max(1, int(r)), ink.tolist(), -1, cv2.LINE_AA)
+            else:  # a heart, a star or a square: a few filled shapes
+                pts = np.array([[0, 1], [-1, -0.2], [-0.5, -1], [0, -0.5], [0.5, -1], [1, -0.2]])
+                if rng.random() < 0.3:
+                    pts = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * 0.7
+                cv2.fillPoly(img, [(pts * r + c).astype(np.int32)], ink.tolist(), cv2.LINE_AA)
+    return img
+
+
+def _knit(rng, h, w) -> np.ndarray:
+    """A knitted blanket or a coarse woven cloth: rows of small slanted stitches."""
+    base = _colour(rng)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    p = rng.uniform(4, 12)
+    stitch = np.sin(xx / p * math.pi + np.sign(np.sin(yy / p * math.pi)) * yy / p * 2)
+    img = base[None, None] * (1 + 0.18 * stitch)[..., None]
+    return img + (_noise(rng, h, w, 2) * 5)[..., None]
+
+
+PHONE_KINDS = (_terry, _print, _print, _knit, _checks, _wood, _paper, _flowers)
+BY_NAME.update(terry=_terry, print=_print, knit=_knit)
+
+
+def rounded_mask(fh: int, fw: int, radius: float) -> np.ndarray:
+    """A card's mask in its own pixels (``fh`` x ``fw``) with its corners rounded off by
+    ``radius`` of its short side, as printed cards are: the cloth shows in the corners,
+    while the card's outline stays its rectangle's."""
+    mask = np.full((fh, fw), 255, np.uint8)
+    r = int(round(radius * min(fh, fw)))
+    if r < 1:
+        return mask
+    for y, x in ((0, 0), (0, fw - 2 * r), (fh - 2 * r, 0), (fh - 2 * r, fw - 2 * r)):
+        mask[y:y + 2 * r, x:x + 2 * r] = 0
+    for y, x in ((r, r), (r, fw - 1 - r), (fh - 1 - r, r), (fh - 1 - r, fw - 1 - r)):
+        cv2.circle(mask, (x, y), r, 255, -1, cv2.LINE_AA)
+    mask[r:fh - r] = 255
+    mask[:, r:fw - r] = 255
+    return mask
+
+
+def phone(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """What a phone's camera does to the picture beyond blur, noise and JPEG: a white
+    balance off by far more, vignetting, colour fringes, noise stronger in the shadows
+    with blotches of colour, the denoiser's smoothing and the sharpener's halos."""
+    h, w = img.shape[:2]
+    out = img.astype(np.float32)
+    if rng.random() < 0.6:  # tungsten, shade or fluorescent light
+        out *= np.float32(rng.choice([[0.75, 0.95, 1.15], [1.12, 1.0, 0.85], [0.9, 1.08, 0.92]],
+                                     ) * rng.uniform(0.95, 1.05, 3))
+    if rng.random() < 0.6:
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        d = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / (0.25 * (w * w + h * h))
+        out *= (1 - rng.uniform(0.1, 0.4) * d)[..., None]
+    if rng.random() < 0.5:  # exposure: dark pictures get their noise brightened
+        gain = rng.uniform(0.55, 1.3)
+        out *= gain
+    if rng.random() < 0.4:  # lateral colour fringes
+        s = rng.uniform(0.5, 1.5)
+        for ch, k in ((0, 1 + s / max(h, w)), (2, 1 - s / max(h, w))):
+            m = cv2.getRotationMatrix2D((w / 2, h / 2), 0, k)
+            out[..., ch] = cv2.warpAffine(np.ascontiguousarray(out[..., ch]), m, (w, h),
+                                          borderMode=cv2.BORDER_REFLECT)
+    shade = np.sqrt(np.clip(255 - out.mean(2, keepdims=True), 0, 255) / 255)
+    out += rng.normal(0, rng.uniform(2, 9), (h, w, 1)).astype(np.float32) * shade
+    if rng.random() < 0.5:
+        out += np.dstack([_noise(rng, h, w, 3) for _ in range(3)]) * rng.uniform(2, 7)
+    img = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        img = cv2.bilateralFilter(img, 5, rng.uniform(10, 40), 3)
+    if rng.random() < 0.7:
+        soft = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.8, 2.0))
+        img = cv2.addWeighted(img, 1 + (a := rng.uniform(0.3, 1.2)), soft, -a, 0)
+    return img
 
 
 # -- things that are not cards --------------------------------------------------------
@@ -332,17 +450,19 @@ def _view(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
 
 def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]],
                     size: tuple[int, int] = (256, 256), card_px: tuple[float, float] = (30, 150),
-                    clutter=None, overlapping: bool = False, sheet_edges: float = 0.0
-                    ) -> tuple[np.ndarray, list[TruthCard]]:
+                    clutter=None, overlapping: bool = False, sheet_edges: float = 0.0,
+                    phone_look: bool = False) -> tuple[np.ndarray, list[TruthCard]]:
     """One training picture (BGR uint8, ``size`` = (w, h)) and its cards, whose long
     side is drawn between ``card_px`` pixels. ``clutter(img, rng, card_long_px)``, when
     given, draws more things that are no card on the table before the cards are laid
     (the draws of the scenes without it are unchanged). ``overlapping`` lays more
     cards partly under others (:data:`OVERLAPPING_P`), and more things that are no card;
     ``sheet_edges`` is the share of those that also show a sheet's corner poking in at the
-    picture's edge (:func:`sheet_corner`)."""
+    picture's edge (:func:`sheet_corner`). ``phone_look`` draws it as phone photos look
+    and renders often do not: towels, prints and knits among the cloths, cards with
+    rounded corners, and what a phone's camera does (:func:`phone`)."""
     w, h = size
-    img = background(rng, h, w)
+    img = background(rng, h, w, kinds=PHONE_KINDS if phone_look else None)
     deck = decks[rng.integers(len(decks))]
     codes = [c for c in deck if c != "back"]
     fh, fw = deck[codes[0]].shape[:2]
@@ -365,21 +485,26 @@ def detection_scene(rng: np.random.Generator, decks: list[dict[str, np.ndarray]]
         code = None if back else codes[rng.integers(len(codes))]  # (the same draws as ever)
         placed.append((deck["back"] if back else deck[code], dst, back, code))
     hand = rng.random() < 0.3
-    img, truth = lay_cards(img, placed, hand_rng=rng if hand else None, card_px=long_px)
+    radius = rng.uniform(0.03, 0.09) if phone_look else 0.0
+    img, truth = lay_cards(img, placed, hand_rng=rng if hand else None, card_px=long_px,
+                           rounded=radius)
     if rng.random() < 0.6:
         add_light(img, rng)
     if rng.random() < 0.3:
         add_shadow(img, rng)
     if rng.random() < 0.2:
         add_glare(img, rng, 0.5)
+    if phone_look:
+        img = phone(img, rng)
     return degrade(img, rng, blur=1.0, noise=5.0), truth
 
 
 def lay_cards(img: np.ndarray, placed: list[tuple], hand_rng: np.random.Generator | None = None,
-              card_px: float = 100.0) -> tuple[np.ndarray, list[TruthCard]]:
+              card_px: float = 100.0, rounded: float = 0.0
+              ) -> tuple[np.ndarray, list[TruthCard]]:
     """Cards (face image, corners in the picture, is a back, and optionally the card's
     code) laid in order, each on the ones before, with a soft contact shadow; a hand over
-    them with ``hand_rng``.
+    them with ``hand_rng``; their corners rounded off by ``rounded`` of the short side.
     Returns the picture and every card's truth, its visible fraction counted."""
     h, w = img.shape[:2]
     ids = np.zeros((h, w), np.int16)
@@ -388,7 +513,7 @@ def lay_cards(img: np.ndarray, placed: list[tuple], hand_rng: np.random.Generato
         fh, fw = face.shape[:2]
         src = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
         m = cv2.getPerspectiveTransform(src, np.float32(dst))
-        mask = cv2.warpPerspective(np.full((fh, fw), 255, np.uint8), m, (w, h))
+        mask = cv2.warpPerspective(rounded_mask(fh, fw, rounded), m, (w, h))
         if not mask.any():
             continue
         sm = cv2.GaussianBlur(np.roll(mask, (1, 1), (0, 1)), (0, 0), 1.5)

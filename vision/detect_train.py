@@ -99,25 +99,28 @@ def targets(cards: list[TruthCard], h: int, w: int) -> np.ndarray:
 
 def _make(args) -> tuple[np.ndarray, np.ndarray]:
     seed, n, deck_seeds, *extra = args
-    dressed, overlapping = (list(extra) + [0.0, 0.0])[:2]
+    dressed, overlapping, phone = (list(extra) + [0.0, 0.0, 0.0])[:3]
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     # Its own stream: the scenes of a run without overlapping ones are drawn as ever.
     which = np.random.default_rng(seed + 7_000_000).random(n) < overlapping
+    phoned = np.random.default_rng(seed + 8_000_000).random(n) < phone
     decks = scene_decks(deck_seeds, dressed=dressed)
     imgs = np.zeros((n, TRAIN_SIZE, TRAIN_SIZE, 3), np.uint8)
     tg = np.zeros((n, TRAIN_SIZE // STRIDE, TRAIN_SIZE // STRIDE, 10), np.float16)
     for i in range(n):
         img, cards = detection_scene(rng, decks, (TRAIN_SIZE, TRAIN_SIZE),
-                                     overlapping=bool(which[i]), sheet_edges=SHEET_EDGES)
+                                     overlapping=bool(which[i]), sheet_edges=SHEET_EDGES,
+                                     phone_look=bool(phoned[i]))
         imgs[i] = img
         tg[i] = targets(cards, TRAIN_SIZE, TRAIN_SIZE)
     return imgs, tg
 
 
 def make_dataset(n: int, seed: int, deck0: int, workers: int = 2, chunk: int = 500,
-                 dressed: float = 0.0, overlapping: float = 0.0):
-    return make_in_parallel(_make, n, seed, deck0, workers, chunk, 12, (dressed, overlapping))
+                 dressed: float = 0.0, overlapping: float = 0.0, phone: float = 0.0):
+    return make_in_parallel(_make, n, seed, deck0, workers, chunk, 12,
+                            (dressed, overlapping, phone))
 
 
 def held_out(model_path: Path, n: int = 300, seed: int = 77,
@@ -336,6 +339,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--overlapping", type=float, default=0.0,
                     help="the share of scenes that lay more cards partly under others "
                          "(detect_scenes.OVERLAPPING_P)")
+    ap.add_argument("--phone-look", type=float, default=0.0,
+                    help="the share of scenes drawn as phone photos look (towels, prints, "
+                         "rounded corners, a phone camera's processing: detect_scenes)")
     ap.add_argument("--resume", type=Path, help="start from these weights (.weights.h5)")
     ap.add_argument("--lr", type=float, default=2e-3, help="the learning rate to start at")
     ap.add_argument("--evaluate", action="store_true",
@@ -357,6 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     t0 = time.time()
     tag = f"-{args.overlapping}" if args.overlapping else ""
+    tag += f"-phone{args.phone_look}" if args.phone_look else ""
     cached = (args.cache / f"scenes-{args.seed}-{args.scenes}-{args.dressed}{tag}.npz"
               if args.cache else None)
     if cached is not None and cached.is_file():
@@ -364,9 +371,10 @@ def main(argv: list[str] | None = None) -> int:
             x, y, xv, yv = z["x"], z["y"], z["xv"], z["yv"]
     else:
         x, y = make_dataset(args.scenes, args.seed, 1, args.threads, dressed=args.dressed,
-                            overlapping=args.overlapping)
+                            overlapping=args.overlapping, phone=args.phone_look)
         xv, yv = make_dataset(1000, args.seed + 99_999, VAL_DECK0, args.threads,
-                              dressed=args.dressed, overlapping=args.overlapping)
+                              dressed=args.dressed, overlapping=args.overlapping,
+                              phone=args.phone_look)
         if cached is not None:
             cached.parent.mkdir(parents=True, exist_ok=True)
             np.savez(cached, x=x, y=y, xv=xv, yv=yv)
@@ -412,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
                 "run_side_upright": RUN_SIDE_UPRIGHT,
                 "min_visible": MIN_VISIBLE, "scenes": len(x), "epochs_done": epoch + 1,
                 "seed": args.seed, "lr": args.lr, "dressed": args.dressed,
-                "overlapping": args.overlapping,
+                "overlapping": args.overlapping, "phone_look": args.phone_look,
                 "resumed_from": str(args.resume) if args.resume else None,
                 "held_out_loss": round(float(vl[0]), 4)}
         out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
