@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from vision.detect_scenes import (
+    BY_NAME,
     LAYOUT_P,
     OVERLAPPING_P,
-    BY_NAME,
     background,
     detection_scene,
     lay_cards,
