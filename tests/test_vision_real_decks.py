@@ -459,6 +459,52 @@ def test_a_card_outlined_onto_the_next_card_is_not_named_by_those_pixels(
     assert "6c" in {s.identity.card for s in seen}
 
 
+def test_a_plainly_named_card_outlined_into_the_card_it_touches_is_not_named_by_it(
+        embedder, monkeypatch):
+    """Toscane, dev seed 3030, scene 111: a 7 of spades end to end with a 10 of coins,
+    outlined 16 px into the 10. Those pixels read as a 6 of spades plainly (0.93,
+    contrast 0.95), so the steadiness test for faces touching another card was skipped.
+    Every face touching another is tested now: the 7 is never named a 6."""
+    img, cards = _bench_scenes("toscane", 3030, (111,))[111]
+    assert {"7s", "10d"} <= set(cards)
+    onto = [[1075.891, 160.677], [1142.095, 164.83], [1134.435, 291.819], [1068.912, 290.087]]
+    ten = ([[1081.382, 54.175], [1150.933, 57.106], [1144.906, 181.541], [1076.387, 177.819]],
+           0.829)
+    rec = _triestine_recognizer(embedder, "toscane")
+    seen = _found_as(img, [ten, (onto, 1.0)], rec, monkeypatch)
+    names = {s.identity.card for s in seen}
+    assert "10d" in names and "6s" not in names
+    seen = _found_as(img, [ten, (cards["7s"].corners, 1.0)], rec, monkeypatch)
+    assert "7s" in {s.identity.card for s in seen}  # its true outline is named as ever
+
+
+def test_a_small_card_not_plainly_named_is_not_named(embedder, monkeypatch):
+    """Toscane, dev seed 5151, scene 20: a 7 of clubs 40 px wide at the frame's edge,
+    seen faintly, read as a 6 of clubs (0.81, contrast 0.58); its outline moved by a
+    twentieth of a pixel, it reads 0.71. At that size a pip is a few pixels: a face
+    under 48 px across is named only at 0.85 or plainly. It stays unknown, the 6
+    offered; the cards of its size named plainly beside it keep their names. (The
+    detector's outlines to the last digit: the name turns on them.)"""
+    img, cards = _bench_scenes("toscane", 5151, (20,))[20]
+    assert {"7b", "10d", "1c"} <= set(cards)
+    seven = [[1279.7569580078125, 439.6092224121094], [1258.315673828125, 477.3697204589844],
+             [1201.9134521484375, 449.1786804199219], [1224.757568359375, 410.19500732421875]]
+    rec = _triestine_recognizer(embedder, "toscane")
+    seen = _found_as(img, [
+        ([[1181.4349365234375, 482.21368408203125], [1154.028076171875, 520.2772827148438],
+          [1090.22998046875, 474.5647888183594], [1117.7283935546875, 436.2034606933594]],
+         0.987, False, 0.968),  # 10d
+        ([[1212.665283203125, 402.5279235839844], [1189.7342529296875, 443.7056884765625],
+          [1122.6270751953125, 407.6664733886719], [1142.2908935546875, 367.4949645996094]],
+         0.987, False, 0.733),  # 1c
+        (seven, 0.9475189447402954, True, 0.983)], rec, monkeypatch)
+    names = {s.identity.card for s in seen}
+    assert {"10d", "1c"} <= names and "6b" not in names
+    held = [s for s in seen if s.corners.mean(0)[0] > 1230]
+    assert len(held) == 1 and held[0].identity.card is None
+    assert held[0].identity.candidates == ("6b",)
+
+
 def test_a_name_that_moves_with_the_outline_s_sides_is_not_given():
     """A face touching another card keeps its name only if it holds with each side of
     its outline moved in and out by ``TOUCH`` (``_steady``): a name a few pixels of
