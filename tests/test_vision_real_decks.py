@@ -462,9 +462,10 @@ def test_a_card_outlined_onto_the_next_card_is_not_named_by_those_pixels(
 def test_a_plainly_named_card_outlined_into_the_card_it_touches_is_not_named_by_it(
         embedder, monkeypatch):
     """Toscane, dev seed 3030, scene 111: a 7 of spades end to end with a 10 of coins,
-    outlined 16 px into the 10. Those pixels read as a 6 of spades plainly (0.93,
-    contrast 0.95), so the steadiness test for faces touching another card was skipped.
-    Every face touching another is tested now: the 7 is never named a 6."""
+    outlined 16 px into the 10 (by a detector trained on phone-look scenes, session 33).
+    Those pixels read as a 6 of spades plainly (0.93, contrast 0.95), so the steadiness
+    test for faces touching another card was skipped. Every face touching another is
+    tested now: the 7 is never named a 6."""
     img, cards = _bench_scenes("toscane", 3030, (111,))[111]
     assert {"7s", "10d"} <= set(cards)
     onto = [[1075.891, 160.677], [1142.095, 164.83], [1134.435, 291.819], [1068.912, 290.087]]
@@ -480,11 +481,11 @@ def test_a_plainly_named_card_outlined_into_the_card_it_touches_is_not_named_by_
 
 def test_a_small_card_not_plainly_named_is_not_named(embedder, monkeypatch):
     """Toscane, dev seed 5151, scene 20: a 7 of clubs 40 px wide at the frame's edge,
-    seen faintly, read as a 6 of clubs (0.81, contrast 0.58); its outline moved by a
-    twentieth of a pixel, it reads 0.71. At that size a pip is a few pixels: a face
-    under 48 px across is named only at 0.85 or plainly. It stays unknown, the 6
-    offered; the cards of its size named plainly beside it keep their names. (The
-    detector's outlines to the last digit: the name turns on them.)"""
+    seen faintly (by session 33's detector), read as a 6 of clubs (0.81, contrast 0.58);
+    its outline moved by a twentieth of a pixel, it reads 0.71. At that size a pip is a
+    few pixels: a face under 48 px across is named only at 0.85 or plainly. It stays
+    unknown, the 6 offered; the cards of its size named plainly beside it keep their
+    names. (The detector's outlines to the last digit: the name turns on them.)"""
     img, cards = _bench_scenes("toscane", 5151, (20,))[20]
     assert {"7b", "10d", "1c"} <= set(cards)
     seven = [[1279.7569580078125, 439.6092224121094], [1258.315673828125, 477.3697204589844],

@@ -376,11 +376,12 @@ SHORTENED, TOUCH = 0.8, 0.03
 PART_CONTRAST, PART_SIMILARITY = 0.8, 0.9
 # A whole face not plainly named whose short side is under this many pixels is named
 # only when this much like the face: at that size a pip or two is a few pixels, and
-# the phone camera's denoising and sharpening redraw them. Generated scenes of the real
-# decks: a 7 of clubs 2,775 px in area read as a 6 at 0.81 (dev seed 5151), an ace of
-# cups read as the ace of coins at 0.80 (seed 4848 drawn with the phone look, which was
-# looked at and so is no longer a fresh measure); the rule cost 3 right names of 3,256
-# on the dev seeds (3030, 5151, 7373, 8686).
+# the phone camera's denoising and sharpening redraw them. Found with a detector trained
+# on phone-look scenes (session 33, not adopted), on generated scenes of the real decks:
+# a 7 of clubs 2,775 px in area read as a 6 at 0.81 (dev seed 5151), an ace of cups as
+# the ace of coins at 0.80 (seed 4848 with --phone, looked at, so no longer fresh). With
+# that detector the rule cost 3 right names of 3,256 on the dev seeds (3030, 5151, 7373,
+# 8686); with the committed one, 1 of 733 on fresh seed 1717, 1 of 860 with --phone.
 SMALL_SIDE, SMALL_SIMILARITY = 48, 0.85
 
 
@@ -520,8 +521,9 @@ def _named(image: np.ndarray, quads: list, recognizer: Recognizer,
                 ident = _both_ways(image, q, ident, recognizer)
         elif i in whole_set and recognizer.is_face(ident) and _touching(q, quads):
             # Even a plainly named face touching another: its outline may have taken the
-            # other's edge (a 7 of spades half under a 10 of coins outlined whole read as
-            # a 6 at 0.93, contrast 0.95: dev seed 3030 with the phone-look detector).
+            # other's edge (a 7 of spades end to end with a 10 of coins, outlined 16 px
+            # into it, read as a 6 at 0.93, contrast 0.95: dev seed 3030, as session 33's
+            # detector outlined it).
             ident = _steady(image, q, ident, recognizer)
         if i in whole_set and recognizer.is_face(ident) and \
                 (ident.contrast or 0.0) < SURE_CONTRAST and \
