@@ -998,6 +998,12 @@ def elongation(q: np.ndarray) -> float:
     return max(a, b) / max(1e-6, min(a, b))
 
 
+def short_side(q: np.ndarray) -> float:
+    """A quad's shorter side, in pixels: the mean of the two shorter opposite sides."""
+    s = _sides(np.asarray(q, np.float32).tolist())
+    return min(s[0] + s[2], s[1] + s[3]) / 2
+
+
 def _holds_pair(blob: Quad, cards: list[Quad]) -> bool:
     """Whether the blob is two cards side by side: two cards the network sees whole,
     each a third of the blob or more, have their centre in it and are longer for their

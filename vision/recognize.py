@@ -214,13 +214,6 @@ def _touching(q, quads: list) -> bool:
     return any(o is not q and quad_inside(grown, o.corners) > 0 for o in quads)
 
 
-def _short_side(corners: np.ndarray) -> float:
-    """The shorter side of an outline, in pixels (the mean of the two opposite sides)."""
-    c = np.float32(corners)
-    sides = np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)
-    return float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2)
-
-
 def _steady(image: np.ndarray, q, ident: Identity, recognizer: Recognizer) -> Identity:
     """``ident`` if the card is named the same, or not at all, with each side of its
     outline moved in and out by :data:`TOUCH` of the card; else unknown, the names it
@@ -460,7 +453,7 @@ def _card_like(patches: np.ndarray, recognizer: Recognizer, face: float = CLOTH_
 def _named(image: np.ndarray, quads: list, recognizer: Recognizer,
            dropped: list[Dropped] | None = None) -> list[SeenCard]:
     """:func:`find_and_identify` of the cards found in ``image`` (``Quad``)."""
-    from vision.detect import edge_support, elongation, warp_card
+    from vision.detect import edge_support, elongation, short_side, warp_card
 
     def drop(q, why: str, ident: Identity | None = None) -> None:
         if dropped is not None:
@@ -527,7 +520,7 @@ def _named(image: np.ndarray, quads: list, recognizer: Recognizer,
             ident = _steady(image, q, ident, recognizer)
         if i in whole_set and recognizer.is_face(ident) and \
                 (ident.contrast or 0.0) < SURE_CONTRAST and \
-                ident.similarity < SMALL_SIMILARITY and _short_side(q.corners) < SMALL_SIDE:
+                ident.similarity < SMALL_SIMILARITY and short_side(q.corners) < SMALL_SIDE:
             ident = replace(ident, card=None, candidates=(ident.card,))  # too few pixels
         if i in whole_set and ident.card is not None and ident.confidence < PHOTO_LEAST:
             ident = replace(ident, card=None, candidates=(ident.card,))  # maybe covered
