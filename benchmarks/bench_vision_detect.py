@@ -125,7 +125,7 @@ def main() -> int:
                     "phone camera's colour, vignetting, noise and sharpening)")
     ap.add_argument("--losses", action="store_true", help="with --deck: the reports naming "
                     "let go, by why, that were cards and that were none")
-    ap.add_argument("--card-span", type=float, nargs=2, default=(0.125, 0.583),
+    ap.add_argument("--card-span", type=float, nargs=2, default=(0.125, 420 / 720),
                     metavar=("LEAST", "MOST"), help="cards' long side as a share of the "
                     "picture's short side (default: 90-420 px in a 1280x720 scene; "
                     "0.5 0.95 draws close-ups)")
