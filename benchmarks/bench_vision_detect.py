@@ -190,7 +190,7 @@ def main() -> int:
                     got, true = ident.card, "back" if c.back else c.code
                     names["unknown" if got is None else "right" if got == true else "wrong"] += 1
                     if got is not None and got != true:
-                        wrong.append(f"{true}->{got} ({c.visible:.2f} visible)")
+                        wrong.append(f"{true}->{got} ({c.visible:.2f} visible, scene {scene})")
         for i, q in enumerate(quads):
             ident = getattr(q, "identity", None)
             if i not in used and ident is not None and ident.card not in (None, "back"):
@@ -202,7 +202,7 @@ def main() -> int:
                 if ident.card not in under:
                     names["wrong elsewhere"] += 1
                     wrong.append(f"{'/'.join(sorted(under)) or 'no card'}->{ident.card} "
-                                 f"(report {q.visible:.2f} visible)")
+                                 f"(report {q.visible:.2f} visible, scene {scene})")
             if i in used or any(quad_iou(q.corners, c.corners) > 0.3 for c in cards):
                 what.setdefault(i, "other")  # a card under half in view, or met twice
                 continue

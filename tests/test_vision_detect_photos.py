@@ -156,27 +156,35 @@ def test_the_maps_decode_to_the_cards_they_encode_clockwise():
         assert a[0] * b[1] - a[1] * b[0] > 0  # clockwise, y down
 
 
+@pytest.mark.parametrize("coarse", [False, True])
 @pytest.mark.parametrize("size", [(1280, 720), (1080, 1920), (1600, 1200), (900, 1200)])
-def test_the_int8_model_of_a_frame_shape_finds_what_the_float_model_finds(size):
+def test_the_int8_model_of_a_frame_shape_finds_what_the_float_model_finds(size, coarse):
     """16:9 and 4:3 pictures, either way up, run the int8 model exported for their
-    padded shape; its cards are the float model's, within quantisation noise."""
+    padded shape, at the fine look's side and at the coarse look's (with cards of a
+    close-up); its cards are the float model's, within quantisation noise."""
     from vision.card_net import CardNet
+    from vision.detect import COARSE
     from vision.detect_scenes import detection_scene, scene_decks
 
     net = CardNet()
+    side = net.side_for(size[1], size[0])
+    side = round(side * COARSE) if coarse else side
+    span = (0.45 * min(size), 0.9 * min(size)) if coarse else (0.12 * max(size),
+                                                                 0.3 * max(size))
     rng = np.random.default_rng(17)
     decks = scene_decks([2_000_017])
     fixed, both = dict(net._fixed_paths), 0
-    for _ in range(6):
-        img, _cards = detection_scene(rng, decks, size, (0.12 * max(size), 0.3 * max(size)))
+    for _ in range(12 if coarse else 6):  # (a close-up holds fewer cards)
+        img, _cards = detection_scene(rng, decks, size, span)
         net._fixed_paths = {}
-        f32, scale = net.maps(img)
+        f32, scale = net.maps(img, side)
         net._fixed_paths = fixed
-        i8, scale8 = net.maps(img)
+        i8, scale8 = net.maps(img, side)
         assert scale8 == scale and i8.shape == f32.shape
         assert len(net._fixed) == 1  # the int8 model of this shape ran
         assert np.abs(i8[..., 0] - f32[..., 0]).max() < 0.2  # heat
-        a, b = net.find(img), (net._fixed_paths.clear(), net.find(img))[1]
+        a, b = net.find(img, side=side), (net._fixed_paths.clear(),
+                                          net.find(img, side=side))[1]
         net._fixed_paths = fixed
         for c in b:  # each card of the float model is found by the int8 one
             if c.score > net.threshold + 0.1:
@@ -209,7 +217,8 @@ def test_one_decoding_serves_every_threshold_and_the_masks_copy_feeds_the_networ
                      and c.corners.mean(0)[1] < H]
             assert [c.corners.tolist() for c in got] == [c.corners.tolist() for c in alone]
         assert len(weak) >= len(strong)
-        # What find_and_identify keeps of it: the same cards, the faint ones on demand.
+        # What find_and_identify keeps of it: the same cards, the faint ones on demand
+        # (these scenes' cards are too small for the coarse look to add one).
         sight = net_sight(img)
         assert [c.corners.tolist() for c in sight.weak] == [c.corners.tolist() for c in weak]
         floor = (NET_MIN_PX * W / net.long_side) ** 2
@@ -231,7 +240,8 @@ def test_a_stray_file_beside_the_detector_is_no_model_of_a_shape(tmp_path):
     (tmp_path / "card_detect-axb.tflite").write_bytes(b"not a model")
     (tmp_path / "card_detect-old-copy.tflite").write_bytes(b"not a model")
     net = CardNet(tmp_path / "card_detect.tflite")
-    assert sorted(net._fixed_paths) == [(288, 480), (384, 480), (640, 384), (640, 480)]
+    assert sorted(net._fixed_paths) == [(160, 256), (192, 256), (288, 480), (320, 192),
+                                        (320, 256), (384, 480), (640, 384), (640, 480)]
 
 
 def test_edge_support_tells_a_true_outline_from_one_with_a_corner_off(deck):
@@ -555,3 +565,65 @@ def test_three_sights_inside_one_busy_back_are_not_three_cards_side_by_side():
     cards = [quad(card_box(640 + (i - 1.5) * 1.04 * w, 360, 0)) for i in range(4)]
     assert sum(c.area for c in cards[:3]) < FILLED * four.area  # any three leave it out
     assert _holds_three(four, cards)
+
+
+@pytest.mark.parametrize("kind", ["checks", "paper", "wood"])
+@pytest.mark.parametrize("code, angle, long_px", [("10s", -12, 600), ("3d", 95, 560),
+                                                  ("7b", 0, 650)])
+def test_a_close_up_card_is_one_card_not_its_halves(deck, kind, code, angle, long_px):
+    """A card filling most of the picture (a phone held close) is longer than any card
+    the network learned at its fine look, which saw such a card's two ends as two cards
+    (10s and 3d on checks and paper, 7b on paper); the coarse look sees it whole."""
+    img, truth = scene(deck, kind, [(code, card_box(600, 360, angle, long_px))])
+    quads = find_cards(img)
+    assert len(quads) == 1, [round(quad_iou(q.corners, truth[0].corners), 2) for q in quads]
+    assert quad_iou(quads[0].corners, truth[0].corners) > 0.9
+
+
+def test_the_coarse_look_gives_a_big_card_in_place_of_its_parts_only():
+    """The coarse look's big card replaces the fine look's sights inside it (its ends,
+    its panels), but not the fine look's own outline of the same card, nor what the
+    fine look is surer of than the coarse one (two cards it sees whole, seen as one
+    card by the coarse look); a card short of the big size is the fine look's alone."""
+    from vision.card_net import NetCard
+    from vision.detect import NetSight
+
+    def card(cx, cy, long_px, score=0.9, visible=1.0):
+        return NetCard(card_box(cx, cy, 0, long_px), score, visible)
+
+    class Net:  # the fine look's and the coarse look's sights, as decoded
+        threshold, long_side = 0.5, 480
+
+        def __init__(self, fine, coarse):
+            self.looks = {480: fine, 240: coarse}
+            self.sides = []
+
+        def side_for(self, h, w):
+            return 480
+
+        def maps(self, image, side=None, smaller=None):
+            self.sides.append(side or 480)
+            return side or 480, 1.0
+
+        def decoded(self, maps, scale, heat, shape):
+            return [c for c in self.looks[maps] if c.score >= heat]
+
+    def found(fine, coarse):
+        return [c.corners.tolist() for c in NetSight(img, Net(fine, coarse)).found]
+
+    img = np.zeros((H, W, 3), np.uint8)
+    big = card(600, 360, 600, 0.8)
+    ends = [card(600, 210, 280, 0.7, 0.9), card(600, 510, 280, 0.6, 0.9)]
+    apart = card(1100, 360, 250)
+    assert found(ends + [apart], [big]) == [c.corners.tolist() for c in (apart, big)]
+    same = card(602, 360, 590, 0.7)
+    assert found([same, apart], [big]) == [c.corners.tolist() for c in (apart, same)]
+    pair = [card(520, 360, 420), card(700, 360, 420)]  # side by side, seen whole
+    assert found(pair, [big]) == [c.corners.tolist() for c in pair]
+    small = card(600, 360, 300, 0.95)  # under BIG_PX of the fine look's input
+    assert found(ends, [small]) == [c.corners.tolist() for c in ends]
+    # Cards all shorter than GATE_PX in the fine look's input: no coarse look is taken.
+    net = Net([card(300, 360, 200), card(700, 360, 240)], [big])
+    assert len(NetSight(img, net).found) == 2 and net.sides == [480]
+    net = Net([], [big])  # nothing seen finely: the coarse look is asked
+    assert [c.corners.tolist() for c in NetSight(img, net).found] == [big.corners.tolist()]

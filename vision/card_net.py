@@ -113,7 +113,7 @@ class CardNet:
         self._interp = make_interpreter(model_path, threads)
         self._in = self._interp.get_input_details()[0]["index"]
         self._out = self._interp.get_output_details()[0]["index"]
-        self._shape: tuple[int, int] | None = None
+        self._shape = tuple(int(v) for v in self._interp.get_input_details()[0]["shape"][1:3])
         # The same network exported for one padded input shape each (``<name>-HxW``,
         # int8): the shapes of a 16:9 or 4:3 frame, which run at half the cost there.
         model_path = Path(model_path)
@@ -122,7 +122,8 @@ class CardNet:
             for f in model_path.parent.glob(f"{model_path.stem}-*x*.tflite")
             if (m := re.fullmatch(r".*-(\d+)x(\d+)", f.stem))}
         self._fixed: dict[tuple[int, int], tuple] = {}
-        self._threads = threads
+        self._resized: dict[tuple[int, int], tuple] = {}
+        self._path, self._threads = model_path, threads
 
     def maps(self, image: np.ndarray, side: int | None = None,
              smaller: np.ndarray | None = None) -> tuple[np.ndarray, float]:
@@ -158,11 +159,21 @@ class CardNet:
                 self._fixed[ph, pw] = (it, it.get_input_details()[0]["index"],
                                        it.get_output_details()[0]["index"])
             return self._fixed[ph, pw]
-        if (ph, pw) != self._shape:
-            self._interp.resize_tensor_input(self._in, [1, ph, pw, 3])
-            self._interp.allocate_tensors()
-            self._shape = (ph, pw)
-        return self._interp, self._in, self._out
+        if (ph, pw) == self._shape:
+            return self._interp, self._in, self._out
+        if (ph, pw) not in self._resized:
+            # One interpreter a shape: a picture is looked at twice (fine and coarse), and
+            # resizing one interpreter back and forth would allocate its tensors each time.
+            from vision.tflite import make_interpreter
+
+            if len(self._resized) >= 4:
+                self._resized.pop(next(iter(self._resized)))
+            it = make_interpreter(self._path, self._threads)
+            inp = it.get_input_details()[0]["index"]
+            it.resize_tensor_input(inp, [1, ph, pw, 3])
+            it.allocate_tensors()
+            self._resized[ph, pw] = (it, inp, it.get_output_details()[0]["index"])
+        return self._resized[ph, pw]
 
     def side_for(self, h: int, w: int) -> int:
         """The long side a picture of ``h`` x ``w`` is searched at."""

@@ -42,6 +42,14 @@ STOCK_WHITE, PRINT_STD = 60.0, 13.0
 # ~9.5 (a small card far off in a tilted view); a report under this is a pip block or
 # a panel inside a card (generated scenes: all of them were).
 NET_MIN_PX = 8.0
+# The coarse look (at this share of the fine look's side) reports the cards at least
+# BIG_PX long in the fine look's input: it learned cards 30-150 px long, and sees those
+# at 60-75 px, where its sight is surest.
+COARSE, BIG_PX = 0.5, 120.0
+# It looks only where the fine look has a sight at least this long, or none at all: the
+# ends of a card too big for it were 129-147 px long there; four cards photographed on
+# a table (bench_vision_speed.py) are about 80, and need no second look (2 ms a frame).
+GATE_PX = 100.0
 SHEET = 2.5  # a blob this many times the network's cards' median area is no card of theirs
 MERGED = 1.5  # a ragged blob this many times it, round one of them, is that card merged
 # One deck's cards in one picture (:func:`one_deck`): the steepest tilt of the camera and a
@@ -589,7 +597,9 @@ class NetSight:
     """What the learned detector saw in a picture, kept for the searches that follow:
     ``shrunk`` (:func:`work_image` of it), ``found`` (its cards at the report threshold,
     card-sized) and ``weak`` (down to :data:`WEAK_HEAT`, decoded when first asked: the
-    network's faint sights of the cloth are many, and only the masks' merging asks)."""
+    network's faint sights of the cloth are many, and only the masks' merging asks).
+    Both hold the cards too big for the network at its side that it saw at half of it
+    (:data:`COARSE`, :data:`BIG_PX`)."""
 
     def __init__(self, image: np.ndarray, net) -> None:
         self.shrunk = work_image(image)
@@ -602,7 +612,18 @@ class NetSight:
         # Decoded once down to the quick path's doubts: suppression keeps a sight for the
         # surer ones before it only, so the sights at a higher heat are the same.
         self._low_heat = min(net.threshold, QUICK_DOUBT)
-        self._low = net.decoded(self._maps, self._scale, self._low_heat, self._shape)
+        # The coarse look, for cards too big for the fine one (a close-up): it sees them
+        # at the sizes it learned, where the fine look sees their ends and panels, which
+        # are as long as the longest cards it learned. Where the fine look sees only
+        # shorter things, there is no such card (where it sees nothing, it may be one).
+        side = net.side_for(*self._shape)
+        px = max(self._shape) / side  # picture pixels a pixel of the fine look's input
+        self._big = BIG_PX * px
+        self._coarse = None
+        low = net.decoded(self._maps, self._scale, self._low_heat, self._shape)
+        if not low or any(long_side(c.corners) >= GATE_PX * px for c in low):
+            self._coarse = net.maps(image, round(side * COARSE), self.shrunk[0])
+        self._low = self._decoded(self._low_heat, low)
         self.found = [c for c in self._low if c.score >= net.threshold
                       and abs(cv2.contourArea(c.corners)) >= floor]
         self._weak: list | None = None
@@ -610,8 +631,30 @@ class NetSight:
     @property
     def weak(self) -> list:
         if self._weak is None:
-            self._weak = self._net.decoded(self._maps, self._scale, WEAK_HEAT, self._shape)
+            self._weak = self._decoded(WEAK_HEAT)
         return self._weak
+
+    def _decoded(self, heat: float, fine: list | None = None) -> list:
+        """The fine look's sights down to ``heat``, with the coarse look's big cards: the
+        fine sights mostly inside one (its ends, its panels) give way to it, unless one of
+        them is surer than it (a card of the fine look's own size, two cards seen as one)
+        or outlines the same card (the fine look's outline is the finer)."""
+        from vision.card_net import quad_inside, quad_iou
+
+        if fine is None:
+            fine = self._net.decoded(self._maps, self._scale, heat, self._shape)
+        if self._coarse is None:
+            return fine
+        # (Only its sure sights: its faint ones are of the cloth round the cards.)
+        for b in self._net.decoded(*self._coarse, max(heat, self.threshold), self._shape):
+            if long_side(b.corners) < self._big:
+                continue
+            inside = [c for c in fine if quad_inside(c.corners, b.corners) >= PART]
+            if any(c.score > b.score for c in inside) or any(
+                    quad_iou(c.corners, b.corners) >= 0.5 for c in fine):
+                continue
+            fine = [c for c in fine if all(c is not i for i in inside)] + [b]
+        return sorted(fine, key=lambda c: -c.score)
 
     def above(self, heat: float) -> list:
         """Its sights down to ``heat`` (at or over :data:`WEAK_HEAT`)."""
@@ -619,7 +662,7 @@ class NetSight:
             return [c for c in self._weak if c.score >= heat]
         if heat >= self._low_heat:
             return [c for c in self._low if c.score >= heat]
-        return self._net.decoded(self._maps, self._scale, heat, self._shape)
+        return self._decoded(heat)
 
 
 def _net_quads(found: list, corners: list[np.ndarray]) -> list[Quad]:
@@ -1002,6 +1045,12 @@ def short_side(q: np.ndarray) -> float:
     """A quad's shorter side, in pixels: the mean of the two shorter opposite sides."""
     s = _sides(np.asarray(q, np.float32).tolist())
     return min(s[0] + s[2], s[1] + s[3]) / 2
+
+
+def long_side(q: np.ndarray) -> float:
+    """A quad's longer side, in pixels: the mean of the two longer opposite sides."""
+    s = _sides(np.asarray(q, np.float32).tolist())
+    return max(s[0] + s[2], s[1] + s[3]) / 2
 
 
 def _holds_pair(blob: Quad, cards: list[Quad]) -> bool:

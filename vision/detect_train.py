@@ -42,8 +42,10 @@ FALSE_BUDGET = 0.035  # false reports a held-out scene at the report threshold (
 # The long side pictures are scaled to at run time, wide and upright (card_detect.json).
 RUN_SIDE, RUN_SIDE_UPRIGHT = 480, 640
 # The network's padded input (h, w) for 16:9 and 4:3 pictures, wide and upright, at
-# those sides: each also exported alone, in int8.
-FIXED_SHAPES = ((288, 480), (384, 480), (640, 384), (640, 480))
+# those sides and at half of them (the coarse look, detect.COARSE): each also exported
+# alone, in int8.
+FIXED_SHAPES = ((288, 480), (384, 480), (640, 384), (640, 480),
+                (160, 256), (192, 256), (320, 192), (320, 256))
 
 
 def axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
