@@ -441,14 +441,17 @@ def _stub_network(monkeypatch, reports: list[NetCard]) -> None:
     a corner refiner that keeps the corners it is given."""
     import vision.detect as detect
 
-    class Net:
+    class Net:  # reports seen by the fine look; the coarse look sees nothing more
         threshold, long_side = 0.5, 480
 
+        def side_for(self, h, w):
+            return 480
+
         def maps(self, image, side=None, smaller=None):
-            return None, 1.0
+            return side or 480, 1.0
 
         def decoded(self, maps, scale, threshold, shape):
-            return [r for r in reports if r.score >= threshold]
+            return [r for r in reports if r.score >= threshold] if maps == 480 else []
 
     class Refiner:
         def refine(self, image, quads, passes=2):
