@@ -560,9 +560,11 @@ def _named(image: np.ndarray, quads: list, recognizer: Recognizer,
                 ident.similarity < SMALL_SIMILARITY and short_side(q.corners) < SMALL_SIDE:
             ident = replace(ident, card=None, candidates=(ident.card,))  # too few pixels
         if i in whole_set and recognizer.is_face(ident) and \
-                ident.confidence < PHOTO_WHOLE_SIMILARITY and _overlapped(q, quads):
-            # Named again from an outline moved onto the card's edges, and still not much
-            # like its face where it overlaps another card: maybe covered, as above.
+                ident.confidence < PHOTO_WHOLE_SIMILARITY and (
+                    q is not quads[i] or _overlapped(q, quads)):
+            # Named again from its outline moved onto the card's edges, or overlapping
+            # another card, and not much like its face: maybe covered, as above (a 5 of
+            # spades under a 9's corner, retightened, read as a 4 at 0.75).
             ident = replace(ident, card=None, candidates=(ident.card,))
         if i in whole_set and recognizer.is_face(ident) and _cut(q.corners, image.shape) \
                 and not (ident.similarity >= PART_SIMILARITY and
