@@ -618,11 +618,14 @@ class NetSight:
         # shorter things, there is no such card (where it sees nothing, it may be one).
         side = net.side_for(*self._shape)
         px = max(self._shape) / side  # picture pixels a pixel of the fine look's input
-        self._big = BIG_PX * px
-        self._coarse = None
+        self._big_cards: list = []
         low = net.decoded(self._maps, self._scale, self._low_heat, self._shape)
         if not low or any(long_side(c.corners) >= GATE_PX * px for c in low):
-            self._coarse = net.maps(image, round(side * COARSE), self.shrunk[0])
+            # (Only its sure sights, decoded once: its faint ones are of the cloth round
+            # the cards, and a higher heat's are these with that score.)
+            maps, scale = net.maps(image, round(side * COARSE), self.shrunk[0])
+            self._big_cards = [c for c in net.decoded(maps, scale, net.threshold, self._shape)
+                               if long_side(c.corners) >= BIG_PX * px]
         self._low = self._decoded(self._low_heat, low)
         self.found = [c for c in self._low if c.score >= net.threshold
                       and abs(cv2.contourArea(c.corners)) >= floor]
@@ -643,12 +646,7 @@ class NetSight:
 
         if fine is None:
             fine = self._net.decoded(self._maps, self._scale, heat, self._shape)
-        if self._coarse is None:
-            return fine
-        # (Only its sure sights: its faint ones are of the cloth round the cards.)
-        for b in self._net.decoded(*self._coarse, max(heat, self.threshold), self._shape):
-            if long_side(b.corners) < self._big:
-                continue
+        for b in (b for b in self._big_cards if b.score >= heat):
             inside = [c for c in fine if quad_inside(c.corners, b.corners) >= PART]
             if any(c.score > b.score for c in inside) or any(
                     quad_iou(c.corners, b.corners) >= 0.5 for c in fine):
