@@ -44,6 +44,9 @@ RUN_SIDE, RUN_SIDE_UPRIGHT = 480, 640
 # The network's padded input (h, w) for 16:9 and 4:3 pictures, wide and upright, at
 # those sides and at half of them (the coarse look, detect.COARSE): each also exported
 # alone, in int8.
+# Close-ups (--close-ups): cards 0.5-0.95 of the picture's side, as a phone held over a
+# few cards draws them; the usual scenes' cards are 30-150 px (at most 0.59 of it).
+CLOSE_UP_PX = (0.5 * TRAIN_SIZE, 0.95 * TRAIN_SIZE)
 FIXED_SHAPES = ((288, 480), (384, 480), (640, 384), (640, 480),
                 (160, 256), (192, 256), (320, 192), (320, 256))
 
@@ -101,17 +104,19 @@ def targets(cards: list[TruthCard], h: int, w: int) -> np.ndarray:
 
 def _make(args) -> tuple[np.ndarray, np.ndarray]:
     seed, n, deck_seeds, *extra = args
-    dressed, overlapping, phone = (list(extra) + [0.0, 0.0, 0.0])[:3]
+    dressed, overlapping, phone, close = (list(extra) + [0.0, 0.0, 0.0, 0.0])[:4]
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     # Its own stream: the scenes of a run without overlapping ones are drawn as ever.
     which = np.random.default_rng(seed + 7_000_000).random(n) < overlapping
     phoned = np.random.default_rng(seed + 8_000_000).random(n) < phone
+    near = np.random.default_rng(seed + 9_000_000).random(n) < close
     decks = scene_decks(deck_seeds, dressed=dressed)
     imgs = np.zeros((n, TRAIN_SIZE, TRAIN_SIZE, 3), np.uint8)
     tg = np.zeros((n, TRAIN_SIZE // STRIDE, TRAIN_SIZE // STRIDE, 10), np.float16)
     for i in range(n):
         img, cards = detection_scene(rng, decks, (TRAIN_SIZE, TRAIN_SIZE),
+                                     card_px=CLOSE_UP_PX if near[i] else (30, 150),
                                      overlapping=bool(which[i]), sheet_edges=SHEET_EDGES,
                                      phone_look=bool(phoned[i]))
         imgs[i] = img
@@ -120,9 +125,10 @@ def _make(args) -> tuple[np.ndarray, np.ndarray]:
 
 
 def make_dataset(n: int, seed: int, deck0: int, workers: int = 2, chunk: int = 500,
-                 dressed: float = 0.0, overlapping: float = 0.0, phone: float = 0.0):
+                 dressed: float = 0.0, overlapping: float = 0.0, phone: float = 0.0,
+                 close: float = 0.0):
     return make_in_parallel(_make, n, seed, deck0, workers, chunk, 12,
-                            (dressed, overlapping, phone))
+                            (dressed, overlapping, phone, close))
 
 
 def held_out(model_path: Path, n: int = 300, seed: int = 77,
@@ -344,6 +350,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phone-look", type=float, default=0.0,
                     help="the share of scenes drawn as phone photos look (towels, prints, "
                          "rounded corners, a phone camera's processing: detect_scenes)")
+    ap.add_argument("--close-ups", type=float, default=0.0,
+                    help="the share of scenes drawn as close-ups (cards 0.5-0.95 of the "
+                         "picture's side, CLOSE_UP_PX)")
     ap.add_argument("--resume", type=Path, help="start from these weights (.weights.h5)")
     ap.add_argument("--lr", type=float, default=2e-3, help="the learning rate to start at")
     ap.add_argument("--evaluate", action="store_true",
@@ -366,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     tag = f"-{args.overlapping}" if args.overlapping else ""
     tag += f"-phone{args.phone_look}" if args.phone_look else ""
+    tag += f"-close{args.close_ups}" if args.close_ups else ""
     cached = (args.cache / f"scenes-{args.seed}-{args.scenes}-{args.dressed}{tag}.npz"
               if args.cache else None)
     if cached is not None and cached.is_file():
@@ -373,10 +383,11 @@ def main(argv: list[str] | None = None) -> int:
             x, y, xv, yv = z["x"], z["y"], z["xv"], z["yv"]
     else:
         x, y = make_dataset(args.scenes, args.seed, 1, args.threads, dressed=args.dressed,
-                            overlapping=args.overlapping, phone=args.phone_look)
+                            overlapping=args.overlapping, phone=args.phone_look,
+                            close=args.close_ups)
         xv, yv = make_dataset(1000, args.seed + 99_999, VAL_DECK0, args.threads,
                               dressed=args.dressed, overlapping=args.overlapping,
-                              phone=args.phone_look)
+                              phone=args.phone_look, close=args.close_ups)
         if cached is not None:
             cached.parent.mkdir(parents=True, exist_ok=True)
             np.savez(cached, x=x, y=y, xv=xv, yv=yv)
@@ -423,6 +434,7 @@ def main(argv: list[str] | None = None) -> int:
                 "min_visible": MIN_VISIBLE, "scenes": len(x), "epochs_done": epoch + 1,
                 "seed": args.seed, "lr": args.lr, "dressed": args.dressed,
                 "overlapping": args.overlapping, "phone_look": args.phone_look,
+                "close_ups": args.close_ups,
                 "resumed_from": str(args.resume) if args.resume else None,
                 "held_out_loss": round(float(vl[0]), 4)}
         out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
