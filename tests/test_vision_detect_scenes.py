@@ -16,7 +16,7 @@ from vision.detect_scenes import (
     scene_decks,
     sheet_corner,
 )
-from vision.detect_train import _make
+from vision.detect_train import AXIS_SCALE, _make
 
 
 def test_both_layouts_weigh_six_kinds_of_group():
@@ -59,6 +59,21 @@ def test_a_run_without_phone_look_scenes_draws_the_scenes_it_always_drew():
     x2, y2 = _make((*job, 1.0))
     assert not np.array_equal(x0, x2)
     assert y2.shape == y0.shape
+
+
+def test_close_up_scenes_draw_bigger_cards_and_leave_the_others_as_they_were():
+    job = (11, 4, [2_000_400, 2_000_401], 0.0, 0.0, 0.0)
+    x0, y0 = _make(job)
+    x1, y1 = _make((*job, 0.0))
+    assert np.array_equal(x0, x1) and np.array_equal(y0, y1)
+    _, y2 = _make((*job, 1.0))
+
+    def longest(y) -> float:  # the longest half-axis a cell of a card's centre holds, px
+        centres = y[..., 9] == 1.0
+        return float(np.hypot(y[..., 3], y[..., 4])[centres].max()) * AXIS_SCALE
+
+    # (the usual scenes' cards are 30-150 px long, close-ups' 128-243 px, before tilt)
+    assert longest(y0) < 80 < longest(y2)
 
 
 def test_rounded_corners_show_the_cloth_in_the_corners_only():
