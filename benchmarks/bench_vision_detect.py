@@ -105,6 +105,18 @@ def identifier(deck_dir: Path):
     return [drawn], lambda img, dropped=None: find_and_identify(img, rec, dropped)
 
 
+def hidden_by(corners: np.ndarray, visible: float, w: int, h: int) -> str:
+    """What hides a card partly in view: ``"edge"`` (the picture's edge alone: its
+    share inside the picture is all that shows), ``"cover"`` (only things on it: it lies
+    inside the picture) or ``"both"``."""
+    c = np.float32(corners)
+    rect = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    inside = cv2.intersectConvexConvex(c, rect)[0] / max(1e-6, abs(cv2.contourArea(c)))
+    if inside >= 0.97:
+        return "cover"
+    return "edge" if visible >= 0.97 * inside else "both"
+
+
 def corner_error(a: np.ndarray, b: np.ndarray) -> float:
     return min(float(np.linalg.norm(np.roll(a, r, 0) - b, axis=1).max()) for r in range(4))
 
@@ -150,6 +162,7 @@ def main() -> int:
     find(np.zeros((h, w, 3), np.uint8))  # models loaded before the clock starts
     full = [0, 0]
     part = [0, 0]
+    part_by: dict[str, list[int]] = {k: [0, 0] for k in ("edge", "cover", "both")}
     errs: list[float] = []
     false_cloth = false_inside = 0
     ms: list[float] = []
@@ -173,6 +186,9 @@ def main() -> int:
                         if i not in used), default=(0.0, -1))
             tally = full if c.visible >= 0.97 else part
             tally[1] += 1
+            why = None if c.visible >= 0.97 else part_by[hidden_by(c.corners, c.visible, w, h)]
+            if why is not None:
+                why[1] += 1
             if best[0] < 0.6:  # a card missed: dumped too, to be looked at
                 missed.append("\t".join(map(str, (
                     scene, "missed_full" if c.visible >= 0.97 else "missed_partial",
@@ -182,6 +198,8 @@ def main() -> int:
             if best[0] >= 0.6:
                 used.add(best[1])
                 tally[0] += 1
+                if why is not None:
+                    why[0] += 1
                 if c.visible >= 0.97:
                     errs.append(corner_error(quads[best[1]].corners, c.corners))
                 what[best[1]] = "full" if c.visible >= 0.97 else "partial"
@@ -239,7 +257,9 @@ def main() -> int:
     print(f"  full    {full[0]}/{full[1]} ({100 * full[0] / max(1, full[1]):.1f}%), "
           f"corner error median {statistics.median(errs) if errs else float('nan'):.1f} px, "
           f"p90 {np.percentile(errs, 90) if errs else float('nan'):.1f} px")
-    print(f"  partial {part[0]}/{part[1]} ({100 * part[0] / max(1, part[1]):.1f}%)")
+    print(f"  partial {part[0]}/{part[1]} ({100 * part[0] / max(1, part[1]):.1f}%): "
+          + ", ".join(f"{k} {f}/{t}" for k, (f, t) in part_by.items())
+          + " (hidden by the picture's edge, by cards or hands on it, by both)")
     print(f"  false   {false_cloth + false_inside} ({(false_cloth + false_inside) / n:.2f} per "
           f"scene: {false_cloth} on cloth or objects, {false_inside} inside a card)")
     if args.deck:
