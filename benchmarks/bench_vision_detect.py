@@ -109,9 +109,7 @@ def hidden_by(corners: np.ndarray, visible: float, w: int, h: int) -> str:
     """What hides a card partly in view: ``"edge"`` (the picture's edge alone: its
     share inside the picture is all that shows), ``"cover"`` (only things on it: it lies
     inside the picture) or ``"both"``."""
-    c = np.float32(corners)
-    rect = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    inside = cv2.intersectConvexConvex(c, rect)[0] / max(1e-6, abs(cv2.contourArea(c)))
+    inside = quad_inside(np.float32(corners), np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
     if inside >= 0.97:
         return "cover"
     return "edge" if visible >= 0.97 * inside else "both"
