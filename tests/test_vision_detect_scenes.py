@@ -161,3 +161,45 @@ def test_the_report_threshold_is_the_lowest_within_the_false_budget_and_kept_in_
     assert meta["held_out"]["by_threshold"]["0.4"]["false_per_scene"] == 0.06
     figures["by_threshold"] = {"0.5": {"recall": 0.9, "false_per_scene": 0.2}}
     assert detect_train.choose_threshold(out)["threshold"] == 0.5  # none within: 0.5
+
+
+def test_averaged_weights_are_the_mean_and_a_file_given_twice_counts_twice(tmp_path):
+    """``--average`` (weight averaging of runs from one start)."""
+    import pytest
+
+    pytest.importorskip("tensorflow", reason="TensorFlow comes with the [train] extra only")
+    from vision.detect_train import average, build_model
+
+    model, _ = build_model()
+    first = model.get_weights()
+    a, b = tmp_path / "a.weights.h5", tmp_path / "b.weights.h5"
+    model.save_weights(str(a))
+    model.set_weights([w + 3.0 for w in first])
+    model.save_weights(str(b))
+    average(model, [a, a, b])
+    for got, w in zip(model.get_weights(), first, strict=True):
+        np.testing.assert_allclose(got, w + 1.0, atol=1e-5)
+
+
+def test_averaging_a_missing_weights_file_names_it_in_one_line(tmp_path, capsys):
+    from vision.detect_train import main
+
+    gone = tmp_path / "gone.weights.h5"
+    assert main(["--average", str(gone), "--out", str(tmp_path / "m.tflite")]) == 2
+    out = capsys.readouterr().out.strip()
+    assert out == f"detect_train: no weights file at {gone}"
+    assert not (tmp_path / "m.tflite").exists()
+
+
+def test_averaging_what_is_not_this_networks_weights_says_so_in_one_line(tmp_path, capsys):
+    import pytest
+
+    pytest.importorskip("tensorflow", reason="TensorFlow comes with the [train] extra only")
+    from vision.detect_train import main
+
+    junk = tmp_path / "junk.weights.h5"
+    junk.write_bytes(b"not an HDF5 file")
+    assert main(["--average", str(junk), "--out", str(tmp_path / "m.tflite")]) == 2
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and out[0].startswith(f"detect_train: cannot average {junk}")
+    assert not (tmp_path / "m.tflite").exists()

@@ -289,6 +289,26 @@ def export_fixed(model, tf, out: Path, seed: int) -> None:
         export(model, tf, out.with_name(f"{out.stem}-{h}x{w}.tflite"), seed + h + w, (h, w))
 
 
+def run_meta() -> dict:
+    """What ``card_net`` needs to read a model's maps (its JSON's first keys)."""
+    return {"stride": STRIDE, "axis_scale": AXIS_SCALE, "long_side": 384, "run_side": RUN_SIDE,
+            "run_side_upright": RUN_SIDE_UPRIGHT, "min_visible": MIN_VISIBLE}
+
+
+def average(model, paths: list[Path]) -> None:
+    """Give ``model`` the mean of the weights at ``paths`` (a path given twice counts
+    twice). Runs resumed from one start lie in one basin, where the mean of two keeps
+    much of what each learned (weight averaging, as in "model soups"); the mean of the
+    normalisations' statistics stands for the statistics of the mean, near enough to be
+    judged by the benchmarks like any other run."""
+    total = None
+    for path in paths:
+        model.load_weights(str(path))
+        w = model.get_weights()
+        total = w if total is None else [a + b for a, b in zip(total, w, strict=True)]
+    model.set_weights([a / len(paths) for a in total])
+
+
 def fit_epoch(tf, step, x: np.ndarray, y: np.ndarray, batch: int,
               rng: np.random.Generator, k: int, steps: int, t0: float) -> int:
     """One epoch of ``step`` (a training step: loss, heat's, geometry's) over ``x`` and
@@ -355,6 +375,10 @@ def main(argv: list[str] | None = None) -> int:
                          "picture's side, CLOSE_UP_PX)")
     ap.add_argument("--resume", type=Path, help="start from these weights (.weights.h5)")
     ap.add_argument("--lr", type=float, default=2e-3, help="the learning rate to start at")
+    ap.add_argument("--average", type=Path, nargs="+", metavar="WEIGHTS",
+                    help="only write the model of these weights' mean (.weights.h5, of runs "
+                         "from one start; a file given twice counts twice) at --out, with "
+                         "its int8 models and report threshold")
     ap.add_argument("--evaluate", action="store_true",
                     help="only print the held-out figures of the model at --out")
     ap.add_argument("--export-int8", action="store_true",
@@ -370,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.evaluate:
         print(json.dumps(choose_threshold(Path(args.out)), indent=2))
         return 0
+    if args.average:
+        return write_average(args)
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     t0 = time.time()
@@ -429,9 +455,7 @@ def main(argv: list[str] | None = None) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         export(model, tf, out)  # after every epoch: a session may end at any time
         model.save_weights(str(out.with_suffix(".weights.h5")))
-        meta = {"stride": STRIDE, "axis_scale": AXIS_SCALE, "long_side": 384, "run_side": RUN_SIDE,
-                "run_side_upright": RUN_SIDE_UPRIGHT,
-                "min_visible": MIN_VISIBLE, "scenes": len(x), "epochs_done": epoch + 1,
+        meta = {**run_meta(), "scenes": len(x), "epochs_done": epoch + 1,
                 "seed": args.seed, "lr": args.lr, "dressed": args.dressed,
                 "overlapping": args.overlapping, "phone_look": args.phone_look,
                 "close_ups": args.close_ups,
@@ -445,6 +469,37 @@ def main(argv: list[str] | None = None) -> int:
     threshold = choose_threshold(out)["threshold"]
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB, report threshold {threshold}) "
           f"in {time.time() - t0:.0f}s")
+    return 0
+
+
+def write_average(args) -> int:
+    """``--average``: the mean of the given weights written as a trained model is."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    missing = [str(p) for p in args.average if not p.is_file()]
+    if missing:
+        print(f"detect_train: no weights file at {', '.join(missing)}")
+        return 2
+    model, tf = build_model()
+    try:
+        average(model, args.average)
+    except (OSError, ValueError) as e:  # not weights of this network
+        print(f"detect_train: cannot average {' '.join(map(str, args.average))}: {e}")
+        return 2
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # Read the sources' records first: --out may be where one of them lies.
+    sources = [json.loads(p.with_suffix("").with_suffix(".json").read_text())
+               if p.with_suffix("").with_suffix(".json").is_file() else None
+               for p in args.average]
+    export(model, tf, out)
+    model.save_weights(str(out.with_suffix(".weights.h5")))
+    meta = {**run_meta(), "averaged": [{"weights": str(p), "record": rec}
+                         for p, rec in zip(args.average, sources, strict=True)]}
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    export_fixed(model, tf, out, args.seed)
+    threshold = choose_threshold(out)["threshold"]
+    print(f"wrote {out}, the mean of {len(args.average)} weights (report threshold "
+          f"{threshold})")
     return 0
 
 
