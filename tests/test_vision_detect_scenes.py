@@ -203,3 +203,37 @@ def test_averaging_what_is_not_this_networks_weights_says_so_in_one_line(tmp_pat
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1 and out[0].startswith(f"detect_train: cannot average {junk}")
     assert not (tmp_path / "m.tflite").exists()
+
+
+def test_an_averaged_model_records_its_sources_and_seed(tmp_path, monkeypatch, capsys):
+    """What ``--average`` writes beside the model (the exports themselves stubbed: the
+    int8 models and held-out scenes take minutes)."""
+    import json
+
+    import pytest
+
+    pytest.importorskip("tensorflow", reason="TensorFlow comes with the [train] extra only")
+    from vision import detect_train
+
+    model, _ = detect_train.build_model()
+    a, b = tmp_path / "a" / "card_detect.weights.h5", tmp_path / "b" / "card_detect.weights.h5"
+    a.parent.mkdir()
+    b.parent.mkdir()
+    model.save_weights(str(a))
+    model.save_weights(str(b))
+    (tmp_path / "a" / "card_detect.json").write_text(json.dumps({"seed": 9494}))
+    (tmp_path / "b" / "card_detect.json").write_text("{broken")
+    calls = []
+    monkeypatch.setattr(detect_train, "export", lambda m, tf, out: out.write_bytes(b"m"))
+    monkeypatch.setattr(detect_train, "export_fixed",
+                        lambda m, tf, out, seed: calls.append(seed))
+    monkeypatch.setattr(detect_train, "choose_threshold", lambda out: {"threshold": 0.5})
+    out = tmp_path / "mean" / "card_detect.tflite"
+    assert detect_train.main(["--average", str(a), str(b), "--seed", "8181",
+                              "--out", str(out)]) == 0
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["seed"] == 8181 and calls == [8181] and meta["stride"] == detect_train.STRIDE
+    assert [m["record"] for m in meta["averaged"]] == [{"seed": 9494}, None]
+    assert [m["weights"] for m in meta["averaged"]] == [str(a), str(b)]
+    assert out.with_suffix(".weights.h5").is_file()
+    assert "the mean of 2 weights" in capsys.readouterr().out

@@ -488,12 +488,10 @@ def write_average(args) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     # Read the sources' records first: --out may be where one of them lies.
-    sources = [json.loads(p.with_suffix("").with_suffix(".json").read_text())
-               if p.with_suffix("").with_suffix(".json").is_file() else None
-               for p in args.average]
+    sources = [_record(p.with_suffix("").with_suffix(".json")) for p in args.average]
     export(model, tf, out)
     model.save_weights(str(out.with_suffix(".weights.h5")))
-    meta = {**run_meta(), "averaged": [{"weights": str(p), "record": rec}
+    meta = {**run_meta(), "seed": args.seed, "averaged": [{"weights": str(p), "record": rec}
                          for p, rec in zip(args.average, sources, strict=True)]}
     out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     export_fixed(model, tf, out, args.seed)
@@ -501,6 +499,14 @@ def write_average(args) -> int:
     print(f"wrote {out}, the mean of {len(args.average)} weights (report threshold "
           f"{threshold})")
     return 0
+
+
+def _record(path: Path) -> dict | None:
+    """A model's JSON record, or None where there is none to read."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
 
 
 if __name__ == "__main__":
