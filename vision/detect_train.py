@@ -295,6 +295,24 @@ def run_meta() -> dict:
             "run_side_upright": RUN_SIDE_UPRIGHT, "min_visible": MIN_VISIBLE}
 
 
+def write_model(model, tf, out: Path, record: dict) -> None:
+    """The float model at ``out``, its weights and its JSON (:func:`run_meta` and
+    ``record``)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    export(model, tf, out)
+    model.save_weights(str(out.with_suffix(".weights.h5")))
+    out.with_suffix(".json").write_text(json.dumps({**run_meta(), **record}, indent=2) + "\n")
+
+
+def finish_model(model, tf, out: Path, seed: int) -> float:
+    """The int8 models beside ``out`` and its report threshold; returns the threshold.
+    A model without a threshold in its JSON runs at card_net's default (0.4), keener
+    than any chosen so far: session 29's run C was measured so, and doubled the
+    reports of no card. The threshold is chosen as soon as the model is written."""
+    export_fixed(model, tf, out, seed)
+    return choose_threshold(out)["threshold"]
+
+
 def average(model, paths: list[Path]) -> None:
     """Give ``model`` the mean of the weights at ``paths`` (a path given twice counts
     twice). Runs resumed from one start lie in one basin, where the mean of two keeps
@@ -452,21 +470,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"epoch {epoch + 1}: held-out loss {vl[0]:.3f} (heat {vl[1]:.3f} "
               f"geometry {vl[2]:.3f})", flush=True)
         out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        export(model, tf, out)  # after every epoch: a session may end at any time
-        model.save_weights(str(out.with_suffix(".weights.h5")))
-        meta = {**run_meta(), "scenes": len(x), "epochs_done": epoch + 1,
-                "seed": args.seed, "lr": args.lr, "dressed": args.dressed,
-                "overlapping": args.overlapping, "phone_look": args.phone_look,
-                "close_ups": args.close_ups,
-                "resumed_from": str(args.resume) if args.resume else None,
-                "held_out_loss": round(float(vl[0]), 4)}
-        out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
-    export_fixed(model, tf, out, args.seed)
-    # A model without a threshold in its JSON runs at card_net's default (0.4), keener
-    # than any chosen so far: session 29's run C was measured so, and doubled the
-    # reports of no card. The threshold is chosen as soon as the model is written.
-    threshold = choose_threshold(out)["threshold"]
+        # after every epoch: a session may end at any time
+        write_model(model, tf, out, {
+            "scenes": len(x), "epochs_done": epoch + 1,
+            "seed": args.seed, "lr": args.lr, "dressed": args.dressed,
+            "overlapping": args.overlapping, "phone_look": args.phone_look,
+            "close_ups": args.close_ups,
+            "resumed_from": str(args.resume) if args.resume else None,
+            "held_out_loss": round(float(vl[0]), 4)})
+    threshold = finish_model(model, tf, out, args.seed)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB, report threshold {threshold}) "
           f"in {time.time() - t0:.0f}s")
     return 0
@@ -486,16 +498,12 @@ def write_average(args) -> int:
         print(f"detect_train: cannot average {' '.join(map(str, args.average))}: {e}")
         return 2
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     # Read the sources' records first: --out may be where one of them lies.
     sources = [_record(p.with_suffix("").with_suffix(".json")) for p in args.average]
-    export(model, tf, out)
-    model.save_weights(str(out.with_suffix(".weights.h5")))
-    meta = {**run_meta(), "seed": args.seed, "averaged": [{"weights": str(p), "record": rec}
-                         for p, rec in zip(args.average, sources, strict=True)]}
-    out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
-    export_fixed(model, tf, out, args.seed)
-    threshold = choose_threshold(out)["threshold"]
+    write_model(model, tf, out, {"seed": args.seed, "averaged": [
+        {"weights": str(p), "record": rec}
+        for p, rec in zip(args.average, sources, strict=True)]})
+    threshold = finish_model(model, tf, out, args.seed)
     print(f"wrote {out}, the mean of {len(args.average)} weights (report threshold "
           f"{threshold})")
     return 0
