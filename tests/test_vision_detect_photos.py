@@ -524,6 +524,35 @@ def test_a_card_the_network_sees_only_faintly_is_found_where_it_shows_a_card(
     assert best_iou(find_cards(img), under) < 0.3
 
 
+def test_faint_cards_are_found_where_the_network_is_sure_of_none(deck, monkeypatch):
+    """A picture whose cards the network sees only faintly (a fan or two small cards on
+    a busy cloth, each at 0.39-0.47: dev seed 3030's scenes 65 and 102) had no sure card
+    to size the second look by, and lost them all. Their size is now that of its surer
+    sights, and the card check must be sure of each: the card is found, marked faint;
+    the cloth seen as faintly and a pip block (far smaller than the surer sights) are
+    not, nor the card where the check is not sure of it."""
+    import vision.detect as detect
+
+    card = card_box(400, 360, 20, long_px=220.0)
+    img, truth = scene(deck, "felt", [("5c", card)])
+    # (The colour masks outline nothing, as on a busy cloth: the network alone sees it.)
+    monkeypatch.setattr(detect, "find_cards_classical", lambda image, **kw: [])
+    seen = NetCard(card, 0.42, 1.0)
+    cloth = NetCard(card_box(900, 360, 90, long_px=220.0), 0.4, 1.0)
+    pips = NetCard(card_box(1150, 620, 0, long_px=60.0), 0.4, 1.0)
+    _stub_network(monkeypatch, [seen, cloth, pips])
+    quads = find_cards(img)
+    found = [q for q in quads if quad_iou(q.corners, truth[0].corners) > 0.8]
+    assert len(found) == 1 and found[0].faint and found[0].check >= detect.FAINT_CHECK
+    assert best_iou(quads, cloth.corners) < 0.3 and best_iou(quads, pips.corners) < 0.3
+    # Nothing seen at the second look's heat: no size to go by, nothing reported.
+    _stub_network(monkeypatch, [NetCard(card, 0.3, 1.0)])
+    assert find_cards(img) == []
+    _stub_network(monkeypatch, [seen, cloth, pips])
+    monkeypatch.setattr(detect, "FAINT_CHECK", 1.01)
+    assert find_cards(img) == []
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_fan_of_three_is_its_top_card_not_one_merged_blob(deck, seed):
     """Three cards fanned on wood (dev seed 3030's scene 27): the colour masks take the

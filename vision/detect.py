@@ -92,6 +92,8 @@ SECOND_SIZE = (0.6, 1.7)
 # visible end of a card steps to the table (generated scenes, dev seeds 3030 and 7373:
 # the cards found so 0.62 or more, writing on paper and cloth outlined as a card 0.22-0.5).
 SECOND_EDGE = 0.55
+# Where the network is sure of no card, the faint sights looked at (its surest first).
+ALONE_MOST = 8
 # A sight down to WEAK_HEAT that fails those tests (no side on an edge the picture shows:
 # a card on a busy cloth, or lying on another) is a card still when the card check is
 # this sure of it (:func:`_second_look`; session 27, generated scenes of dev seeds 3030,
@@ -895,29 +897,45 @@ def _second_look(image: np.ndarray, sight: NetSight, learned: list[Quad],
     :data:`SECOND_HEAT` with a side on a card's edge (:data:`SECOND_EDGE`), then those
     down to :data:`WEAK_HEAT` the card check is sure of (:data:`FAINT_CHECK`). Marked
     ``faint``: not trusted for size (:func:`one_deck`), and a part of one is not named
-    from its visible end (:func:`vision.recognize.find_and_identify`)."""
-    if not learned:
-        return []
-    typical = statistics.median(n.area for n in learned)
+    from its visible end (:func:`vision.recognize.find_and_identify`). Where the network
+    reports no card at all, its sights down to :data:`SECOND_HEAT` give the size, and
+    only the card check's sure word makes a card."""
     lo, hi = SECOND_SIZE
-    # (The faintest are many on a busy cloth: only those apart and of about a card's
-    # size, by their rough outline, are refined.)
-    todo = [c for c in sight.weak if c.score < sight.threshold and (
-        c.score >= SECOND_HEAT or (_apart(c.corners, reports) and 0.5 * lo * typical
-                                   <= abs(cv2.contourArea(c.corners)) <= 1.5 * hi * typical))]
+    if learned:
+        typical = statistics.median(n.area for n in learned)
+        # (The faintest are many on a busy cloth: only those apart and of about a card's
+        # size, by their rough outline, are refined.)
+        todo = [c for c in sight.weak if c.score < sight.threshold and (
+            c.score >= SECOND_HEAT or (_apart(c.corners, reports) and 0.5 * lo * typical
+                                       <= abs(cv2.contourArea(c.corners))
+                                       <= 1.5 * hi * typical))]
+    else:
+        # No card the network is sure of (a fan or two small cards on a busy cloth, each
+        # seen at 0.39-0.47: generated scenes, dev seed 3030): the cards' size is that of
+        # its sights down to SECOND_HEAT, refined; only the surest few are looked at, and
+        # only those the card check is sure of are cards.
+        todo = [c for c in sight.weak if c.score < sight.threshold][:ALONE_MOST]
+        if not any(c.score >= SECOND_HEAT for c in todo):
+            return []  # (the cloth's faint sights of an empty table: nothing to size by)
     if not todo:
         return []
     _, refiner = learned_detectors()
     corners = refiner.refine(image, [c.corners for c in todo]) if refiner is not None \
         else [c.corners for c in todo]
+    quads = _net_quads(todo, corners)
+    if not learned:
+        typical = statistics.median(q.area for c, q in zip(todo, quads, strict=True)
+                                    if c.score >= SECOND_HEAT)
     out: list[Quad] = []
     unsure: list[Quad] = []
-    for c, q in zip(todo, _net_quads(todo, corners), strict=True):
+    for c, q in zip(todo, quads, strict=True):
         q.faint = True
         if not (lo * typical <= q.area <= hi * typical and _apart(q.corners, reports)):
             continue
-        if c.score >= SECOND_HEAT and side_support(image, q.corners).max() >= SECOND_EDGE \
-                and _apart(q.corners, out):
+        # (With no sure card beside it, a side on an edge is not enough: a sheet's or a
+        # cloth's edge shows one too. The card check must be sure of it.)
+        if learned and c.score >= SECOND_HEAT and \
+                side_support(image, q.corners).max() >= SECOND_EDGE and _apart(q.corners, out):
             out.append(q)
         else:
             unsure.append(q)
