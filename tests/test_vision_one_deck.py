@@ -82,6 +82,28 @@ def test_a_whole_card_lying_on_a_card_the_network_outlines_too_large_stays():
     assert one_deck(cards, 1280, cards) == cards
 
 
+def test_cards_of_a_stack_outlined_as_one_are_judged_by_the_cards_beside_it():
+    """(Phone-look scene of dev seed 3030, scene 98.) Four cards in a row, each on the
+    last, outlined by the network as one report 2.7 times a card: the cards of the row
+    it also reports, mostly inside it, are of the size of a card lying apart, so they
+    are cards, not pip blocks. A panel inside a card is smaller than the card beside
+    it, and stays a part of it."""
+    stack = quad(500, 460, 100, 174)  # 17,400 px: two cards and more
+    card = quad(510, 470, 78, 78, visible=0.94)  # 6,100 px, in the stack
+    beside = quad(700, 550, 78, 84, visible=0.82)  # 6,550 px, apart from it
+    got = one_deck([stack, card, beside], 1280, [stack, card, beside])
+    assert any(q is card for q in got) and any(q is beside for q in got)
+    # Without a card of its size apart from the stack, it is what it was: too small.
+    alone = one_deck([stack, card], 1280, [stack, card])
+    assert all(q is not card for q in alone)
+    # A panel inside a whole card, beside a card of the whole card's size: a part.
+    whole = quad(300, 200, 120, 190, visible=0.97)
+    panel = quad(305, 205, 110, 90, visible=0.95)
+    other = quad(700, 300, 120, 190, visible=0.97)
+    got = one_deck([whole, panel, other], 1280, [whole, panel, other])
+    assert all(q is not panel for q in got) and len(got) == 2
+
+
 def test_of_two_cards_overlapping_by_most_of_one_the_one_seen_less_goes():
     top = quad(300, 200, 120, 190, visible=0.98)
     under = quad(320, 230, 120, 190, visible=0.6)  # 70% of it under the top card

@@ -991,6 +991,7 @@ def one_deck(cards: list[Quad], long_side: float, sure: list[Quad]) -> list[Quad
     # (Which of two sizes is a card's is told by what is trusted, not by numbers: a card
     # beside two checks of the cloth is outnumbered, as a sheet beside two cards is.)
     sized = [q for q in cards if not any(too_small(q.area, q.center, n.area, n.center, long_side)
+                                         and not _a_card_beside(q, n, sure)
                                          for n in sure if n is not q)]
     typical = statistics.median(n.area for n in sure) if sure else 0.0
     out: list[Quad] = []
@@ -1010,6 +1011,21 @@ def one_deck(cards: list[Quad], long_side: float, sure: list[Quad]) -> list[Quad
         else:
             out.append(q)
     return out
+
+
+def _a_card_beside(q: Quad, n: Quad, sure: list[Quad]) -> bool:
+    """Whether ``q``, lying mostly inside the sure outline ``n`` and far smaller than it,
+    is of the size of a sure card lying apart from ``n``: then ``q`` is a card and ``n``
+    holds more than one (a stack or a fan outlined as one card: phone-look scenes of dev
+    seed 3030, where such an outline, 2.7 times the cards beside it, took the cards of
+    the stack under it for pip blocks). A panel or a half of a card is smaller than the
+    cards beside it, and stays a part (the containment rule of :func:`one_deck`)."""
+    from vision.card_net import quad_inside
+
+    if quad_inside(q.corners, n.corners) < HIDDEN:
+        return False
+    return any(m is not n and m is not q and quad_inside(m.corners, n.corners) < HIDDEN
+               and PART <= q.area / m.area <= 1 / PART for m in sure)
 
 
 def _clean(image: np.ndarray, q: Quad) -> bool:
