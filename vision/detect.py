@@ -978,7 +978,9 @@ def one_deck(cards: list[Quad], long_side: float, sure: list[Quad]) -> list[Quad
 
     - The cards of one deck are of one size: a report far smaller than a sure card
       beside it, under half of the least that perspective allows
-      (:func:`least_area_ratio`), is a check of the cloth, a sticker, a pip block.
+      (:func:`least_area_ratio`), is a check of the cloth, a sticker, a pip block;
+      unless it lies in that card and is of the size of a sure card apart from it
+      (:func:`_a_card_beside`): then that "card" holds more than one.
     - A report mostly inside a card the learned detector sees is a part of it (a
       panel, a half: smaller than a card), a card mostly under it (seen partly), or a
       whole card lying on it (then the other shows enough of itself). Two reports of a
