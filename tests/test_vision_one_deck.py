@@ -86,13 +86,17 @@ def test_cards_of_a_stack_outlined_as_one_are_judged_by_the_cards_beside_it():
     """(Phone-look scene of dev seed 3030, scene 98.) Four cards in a row, each on the
     last, outlined by the network as one report 2.7 times a card: the cards of the row
     it also reports, mostly inside it, are of the size of a card lying apart, so they
-    are cards, not pip blocks. A panel inside a card is smaller than the card beside
-    it, and stays a part of it."""
+    are cards, not pip blocks, and the outline holding them is none. A panel inside a
+    card is smaller than the card beside it, and stays a part of it."""
     stack = quad(500, 460, 100, 174)  # 17,400 px: two cards and more
     card = quad(510, 470, 78, 78, visible=0.94)  # 6,100 px, in the stack
     beside = quad(700, 550, 78, 84, visible=0.82)  # 6,550 px, apart from it
-    got = one_deck([stack, card, beside], 1280, [stack, card, beside])
+    top = quad(520, 550, 78, 82, visible=0.7)  # the row's top card, mostly in the stack
+    got = one_deck([stack, card, beside, top], 1280, [stack, card, beside, top])
     assert any(q is card for q in got) and any(q is beside for q in got)
+    # The stack holds a card of the deck's size: it is more than one card, so it is no
+    # card, and the top card is no longer taken for a card mostly under it.
+    assert all(q is not stack for q in got) and any(q is top for q in got)
     # Without a card of its size apart from the stack, it is what it was: too small.
     alone = one_deck([stack, card], 1280, [stack, card])
     assert all(q is not card for q in alone)

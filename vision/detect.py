@@ -980,7 +980,7 @@ def one_deck(cards: list[Quad], long_side: float, sure: list[Quad]) -> list[Quad
       beside it, under half of the least that perspective allows
       (:func:`least_area_ratio`), is a check of the cloth, a sticker, a pip block;
       unless it lies in that card and is of the size of a sure card apart from it
-      (:func:`_a_card_beside`): then that "card" holds more than one.
+      (:func:`_a_card_beside`): then that "card" holds more than one, and is none.
     - A report mostly inside a card the learned detector sees is a part of it (a
       panel, a half: smaller than a card), a card mostly under it (seen partly), or a
       whole card lying on it (then the other shows enough of itself). Two reports of a
@@ -992,9 +992,14 @@ def one_deck(cards: list[Quad], long_side: float, sure: list[Quad]) -> list[Quad
 
     # (Which of two sizes is a card's is told by what is trusted, not by numbers: a card
     # beside two checks of the cloth is outnumbered, as a sheet beside two cards is.)
-    sized = [q for q in cards if not any(too_small(q.area, q.center, n.area, n.center, long_side)
-                                         and not _a_card_beside(q, n, sure)
-                                         for n in sure if n is not q)]
+    small = [(q, n) for q in cards for n in sure if n is not q
+             and too_small(q.area, q.center, n.area, n.center, long_side)]
+    # An outline holding a card of the deck's size, far smaller than it, holds more than
+    # one card: it is no card itself (else the top card of the stack, lying mostly in
+    # it, would be taken for a card mostly under it).
+    merged = [n for q, n in small if _a_card_beside(q, n, sure)]
+    sized = [q for q in cards if not any(m is q for m in merged)
+             and not any(a is q and not _a_card_beside(q, n, sure) for a, n in small)]
     typical = statistics.median(n.area for n in sure) if sure else 0.0
     out: list[Quad] = []
     for q in sorted(sized, key=lambda q: -q.area):  # a card before its parts
