@@ -218,7 +218,7 @@ def _make(args) -> tuple[np.ndarray, np.ndarray]:
     from vision.corner_train import disturb
     from vision.detect_scenes import scene_decks
 
-    seed, n, deck_seeds, backs, dressed, overlapping, parts = args
+    seed, n, deck_seeds, backs, dressed, overlapping, parts, phone = args
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     decks = scene_decks(deck_seeds, width=320, dressed=dressed)
@@ -231,7 +231,8 @@ def _make(args) -> tuple[np.ndarray, np.ndarray]:
         shown = [{c: d["back"] if rng.random() < share else f for c, f in d.items()}
                  for d in decks]
         img, cards = detection_scene(rng, shown, size, CARD_PX, clutter=clutter_and_sheets,
-                                     overlapping=bool(rng.random() < overlapping))
+                                     overlapping=bool(rng.random() < overlapping),
+                                     phone_look=bool(phone and rng.random() < phone))
         quads = proposals(img)
         # A rough guess of each card too, so that the check does not learn the search's
         # own outlines alone.
@@ -263,9 +264,9 @@ def _calm(rough: np.ndarray, true: np.ndarray) -> np.ndarray:
 
 def make_dataset(n: int, seed: int, deck0: int, workers: int = 2, chunk: int = 1500,
                  backs: float = BACKS, dressed: float = 0.0, overlapping: float = 0.0,
-                 parts: float = 0.0):
+                 parts: float = 0.0, phone: float = 0.0):
     return make_in_parallel(_make, n, seed, deck0, workers, chunk, 8,
-                            (backs, dressed, overlapping, parts))
+                            (backs, dressed, overlapping, parts, phone))
 
 
 CHANNELS = (16, 32, 48, 64)  # per stage, at 48x32, 24x16, 12x8 and 6x4
@@ -308,6 +309,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parts", type=float, default=0.0,
                     help="the share of scenes whose cards also give a part of themselves "
                          "outlined as a smaller card, taught as no card (part_of)")
+    ap.add_argument("--phone-look", type=float, default=0.0,
+                    help="the share of scenes drawn as phone photos look (detection_scene's "
+                         "phone_look: towels, prints, knits, a phone camera's processing)")
     ap.add_argument("--vary", action="store_true",
                     help="mirror the crops and vary their exposure, contrast and colour")
     args = ap.parse_args(argv)
@@ -320,13 +324,14 @@ def main(argv: list[str] | None = None) -> int:
     else:
         x, y = make_dataset(args.crops, args.seed, 1, args.threads, backs=args.backs,
                             dressed=args.dressed, overlapping=args.overlapping,
-                            parts=args.parts)
+                            parts=args.parts, phone=args.phone_look)
         if args.more:  # crops made earlier (another seed), added to these
             z = np.load(args.more)
             x, y = np.concatenate([z["x"], x]), np.concatenate([z["y"], y])
         xv, yv = make_dataset(4000, args.seed + 99_999, VAL_DECK0, args.threads,
                               backs=args.backs, dressed=args.dressed,
-                              overlapping=args.overlapping, parts=args.parts)
+                              overlapping=args.overlapping, parts=args.parts,
+                              phone=args.phone_look)
         if args.cache:
             np.savez(args.cache, x=x, y=y, xv=xv, yv=yv)
     print(f"{len(x)} training crops ({y.mean():.0%} cards), {len(xv)} held out, "
@@ -372,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
                  for t in (0.1, 0.2, 0.3, 0.5)})
     meta = {"crop": [CROP_W, CROP_H], "margin": MARGIN, "crops": len(x),
             "epochs": args.epochs, "seed": args.seed, "channels": list(CHANNELS),
-            "vary": args.vary, "parts": args.parts,
+            "vary": args.vary, "parts": args.parts, "phone_look": args.phone_look,
             "held_out": held}
     out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(json.dumps(held), f"wrote {out} in {time.time() - t0:.0f}s")
