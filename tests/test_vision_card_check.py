@@ -69,9 +69,23 @@ def test_a_part_of_a_card_outlined_as_a_card_lies_inside_it_and_is_taught_as_no_
 def test_part_negatives_are_added_to_the_crops_only_when_asked():
     from vision.check_train import _make
 
-    x0, y0 = _make((5, 40, [2_000_400], 0.0, 0.0, 0.0, 0.0))
-    x1, y1 = _make((5, 40, [2_000_400], 0.0, 0.0, 0.0, 1.0))
+    x0, y0 = _make((5, 40, [2_000_400], 0.0, 0.0, 0.0, 0.0, 0.0))
+    x1, y1 = _make((5, 40, [2_000_400], 0.0, 0.0, 0.0, 1.0, 0.0))
     assert y1.mean() < y0.mean()  # the same scenes, more crops taught as no card
+
+
+@needs_model
+def test_phone_look_scenes_are_drawn_only_when_asked():
+    """``--phone-look``: that share of the scenes drawn as phone photos look; at 0 the
+    committed recipe's scenes, to the pixel."""
+    from vision.check_train import _make
+
+    x0, y0 = _make((5, 20, [2_000_400], 0.0, 0.0, 0.0, 0.0, 0.0))
+    again, _ = _make((5, 20, [2_000_400], 0.0, 0.0, 0.0, 0.0, 0.0))
+    x1, y1 = _make((5, 20, [2_000_400], 0.0, 0.0, 0.0, 0.0, 1.0))
+    assert np.array_equal(x0, again)
+    assert x1.shape == x0.shape and not np.array_equal(x1, x0)
+    assert set(np.unique(y1)) <= {0.0, 1.0}
 
 
 def test_clutter_draws_on_the_table_and_leaves_the_scenes_without_it_unchanged():
@@ -169,6 +183,6 @@ def test_training_crops_are_the_searchs_reports_labelled_by_the_truth_on_dressed
     from vision.check_train import CROP_H, CROP_W, _make
 
     for dressed, overlapping in ((0.0, 0.0), (1.0, 1.0)):
-        x, y = _make((11, 30, [2_000_400, 2_000_401], 0.5, dressed, overlapping, 0.0))
+        x, y = _make((11, 30, [2_000_400, 2_000_401], 0.5, dressed, overlapping, 0.0, 0.0))
         assert x.shape == (30, CROP_H, CROP_W, 3) and x.dtype == np.uint8
         assert set(np.unique(y)) == {0.0, 1.0}  # cards and things that are no card
