@@ -992,14 +992,14 @@ def one_deck(cards: list[Quad], long_side: float, sure: list[Quad]) -> list[Quad
 
     # (Which of two sizes is a card's is told by what is trusted, not by numbers: a card
     # beside two checks of the cloth is outnumbered, as a sheet beside two cards is.)
-    small = [(q, n) for q in cards for n in sure if n is not q
+    small = [(q, n, _a_card_beside(q, n, sure)) for q in cards for n in sure if n is not q
              and too_small(q.area, q.center, n.area, n.center, long_side)]
     # An outline holding a card of the deck's size, far smaller than it, holds more than
     # one card: it is no card itself (else the top card of the stack, lying mostly in
     # it, would be taken for a card mostly under it).
-    merged = [n for q, n in small if _a_card_beside(q, n, sure)]
+    merged = [n for _, n, beside in small if beside]
     sized = [q for q in cards if not any(m is q for m in merged)
-             and not any(a is q and not _a_card_beside(q, n, sure) for a, n in small)]
+             and not any(a is q and not beside for a, _, beside in small)]
     typical = statistics.median(n.area for n in sure) if sure else 0.0
     out: list[Quad] = []
     for q in sorted(sized, key=lambda q: -q.area):  # a card before its parts
