@@ -36,6 +36,14 @@ similarity column the best overlap any report had with it). ``--losses`` (with
 ``vision.recognize.Dropped``) is a card (it outlines a card half or more in view by
 0.6 that no report kept found), no card (overlapping none by 0.3) or other; with how
 many of each the card check was sure of (0.9 or more).
+
+``--enroll DIR`` (with ``--deck``) enrolls another deck than the one drawn: the real
+photographs' own case, whose cards are of another edition than the enrolled art (a card
+unlike every enrolled face, a back unlike the enrolled back). ``--as-photos`` (with
+``--deck``) scores the scenes as ``bench_vision_photos.py`` scores the photographs too
+(:func:`photo_labels`): each face-up card labelled by its box, backs not labelled,
+reports named a back left out, a report counting for the card whose box it covers most;
+any other report is false. Its figures are the ones to set beside the photographs'.
 """
 
 from __future__ import annotations
@@ -105,6 +113,43 @@ def identifier(deck_dir: Path):
     return [drawn], lambda img, dropped=None: find_and_identify(img, rec, dropped)
 
 
+def photo_labels(cards, w: int, h: int) -> tuple[list[dict], list[list[float]]]:
+    """A scene's cards labelled as the real photographs are (``../shared/photos``): each
+    face-up card half or more in view by the box of its outline inside the picture,
+    ``full`` or ``partial``; a face-up card 0.1-0.5 in view an ``ignore`` box (a sliver:
+    a report of it counts neither way); backs not labelled at all."""
+    labels: list[dict] = []
+    ignore: list[list[float]] = []
+    for c in cards:
+        if c.back:
+            continue
+        p = np.float32(c.corners)
+        (x0, y0), (x1, y1) = (np.clip(v, 0, (w - 1, h - 1)) for v in (p.min(0), p.max(0)))
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue  # (outside the picture)
+        box = [float(x0), float(y0), float(x1), float(y1)]
+        if c.visible >= 0.5:
+            labels.append({"card": c.code, "box": box,
+                           "visible": "full" if c.visible >= 0.97 else "partial"})
+        elif c.visible >= 0.1:
+            ignore.append(box)
+    return labels, ignore
+
+
+def as_photos(quads, cards, w: int, h: int, tally: Counter) -> None:
+    """One scene's reports scored as ``bench_vision_photos.py`` scores a photograph."""
+    from bench_vision_photos import covered, inside, match
+
+    seen = [q for q in quads if q.identity.card != "back"]
+    labels, ignore = photo_labels(cards, w, h)
+    hits = match(seen, labels)
+    for i, lab in enumerate(labels):
+        tally[lab["visible"]] += 1
+        tally["found_" + lab["visible"]] += i in hits
+    tally["false"] += sum(1 for j, q in enumerate(seen) if j not in hits.values() and not any(
+        covered(q.corners, b) > 0.5 or inside(q.corners.mean(0), b) for b in ignore))
+
+
 def hidden_by(corners: np.ndarray, visible: float, w: int, h: int) -> str:
     """What hides a card partly in view: ``"edge"`` (the picture's edge alone: its
     share inside the picture is all that shows), ``"cover"`` (only things on it: it lies
@@ -129,6 +174,10 @@ def main() -> int:
                     "the model's own)")
     ap.add_argument("--deck", type=Path, help="draw the scenes with this deck folder's scans "
                     "and run find_and_identify with it enrolled")
+    ap.add_argument("--enroll", type=Path, help="with --deck: enroll this deck folder "
+                    "instead of the one drawn (another edition, as the photographs are)")
+    ap.add_argument("--as-photos", action="store_true", help="with --deck: score the "
+                    "scenes as bench_vision_photos.py scores the photographs too")
     ap.add_argument("--dump", type=Path, help="write one line per report to this file")
     ap.add_argument("--phone", action="store_true", help="draw the scenes as phone photos "
                     "look (detect_scenes' phone_look: towels, prints, rounded corners, a "
@@ -153,6 +202,12 @@ def main() -> int:
             print(f"skipped: no deck folder {args.deck}")
             return 0
         decks, find = identifier(args.deck)
+        if args.enroll:
+            if not args.enroll.is_dir():
+                print(f"skipped: no deck folder {args.enroll}")
+                return 0
+            _, find = identifier(args.enroll)
+    photos: Counter = Counter()
     names = Counter()
     wrong: list[str] = []
     rows: list[str] = []
@@ -174,6 +229,8 @@ def main() -> int:
         t0 = time.perf_counter()
         quads = find(img, dropped) if args.deck and args.losses else find(img)
         ms.append((time.perf_counter() - t0) * 1000)
+        if args.deck and args.as_photos:
+            as_photos(quads, cards, w, h, photos)
         used: set[int] = set()
         what: dict[int, str] = {}
         for c in cards:
@@ -251,6 +308,8 @@ def main() -> int:
                 None if q.check is None else round(q.check, 4)))))
     n = args.scenes
     drawn = f"deck {args.deck.name}" if args.deck else "styles never trained on"
+    if args.deck and args.enroll:
+        drawn += f", {args.enroll.name} enrolled"
     print(f"{args.detector}: {n} scenes {w}x{h}, {drawn} (seed {args.seed})")
     print(f"  full    {full[0]}/{full[1]} ({100 * full[0] / max(1, full[1]):.1f}%), "
           f"corner error median {statistics.median(errs) if errs else float('nan'):.1f} px, "
@@ -263,7 +322,11 @@ def main() -> int:
     if args.deck:
         print(f"  names   right {names['right']}, WRONG {names['wrong']} "
               f"(+{names['wrong elsewhere']} on reports of no card or another) {wrong}, "
-              f"unknown {names['unknown']} (deck {args.deck.name})")
+              f"unknown {names['unknown']} (deck {(args.enroll or args.deck).name} enrolled)")
+    if args.deck and args.as_photos:
+        print(f"  as photos: fully visible {photos['found_full']}/{photos['full']}, partly "
+              f"visible {photos['found_partial']}/{photos['partial']}, false reports "
+              f"{photos['false']} ({photos['false'] / n:.2f} per scene)")
     if args.deck and args.losses:
         print("  let go at naming: cards / no card / other (in brackets: the card check "
               "sure of them, 0.9 or more)")
