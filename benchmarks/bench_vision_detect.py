@@ -95,18 +95,20 @@ def detector(kind: str):
     return find_cards
 
 
-def identifier(deck_dir: Path):
+def identifier(deck_dir: Path, enrolled_dir: Path | None = None):
     """The faces of a real deck (drawn at the width of the procedural ones) and
-    ``find_and_identify`` with the deck enrolled from its scans."""
+    ``find_and_identify`` with the deck enrolled from its scans (``enrolled_dir``'s
+    scans when given: another deck than the one drawn)."""
     from vision.deck_folder import face_ratio, load_deck_faces, on_white
     from vision.embed import Embedder
     from vision.enroll import card_patch, enroll_patches
     from vision.recognize import Recognizer, find_and_identify
 
     faces = load_deck_faces(deck_dir, alpha=True)
+    known = faces if enrolled_dir is None else load_deck_faces(enrolled_dir, alpha=True)
     embedder = Embedder(threads=1)
-    deck = enroll_patches({c: card_patch(f) for c, f in faces.items()}, embedder,
-                          deck_dir.name, face_ratio(faces))
+    deck = enroll_patches({c: card_patch(f) for c, f in known.items()}, embedder,
+                          (enrolled_dir or deck_dir).name, face_ratio(known))
     rec = Recognizer(deck, embedder)
     drawn = {c: cv2.resize(on_white(f), (320, round(320 * f.shape[0] / f.shape[1])),
                            interpolation=cv2.INTER_AREA) for c, f in faces.items()}
@@ -201,12 +203,10 @@ def main() -> int:
         if not args.deck.is_dir():
             print(f"skipped: no deck folder {args.deck}")
             return 0
-        decks, find = identifier(args.deck)
-        if args.enroll:
-            if not args.enroll.is_dir():
-                print(f"skipped: no deck folder {args.enroll}")
-                return 0
-            _, find = identifier(args.enroll)
+        if args.enroll and not args.enroll.is_dir():
+            print(f"skipped: no deck folder {args.enroll}")
+            return 0
+        decks, find = identifier(args.deck, args.enroll)
     photos: Counter = Counter()
     names = Counter()
     wrong: list[str] = []
