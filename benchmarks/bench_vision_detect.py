@@ -140,7 +140,7 @@ def photo_labels(cards, w: int, h: int) -> tuple[list[dict], list[list[float]]]:
 
 def as_photos(quads, cards, w: int, h: int, tally: Counter) -> None:
     """One scene's reports scored as ``bench_vision_photos.py`` scores a photograph."""
-    from bench_vision_photos import covered, inside, match
+    from bench_vision_photos import covered, false_kinds, inside, match
 
     seen = [q for q in quads if q.identity.card != "back"]
     labels, ignore = photo_labels(cards, w, h)
@@ -148,8 +148,12 @@ def as_photos(quads, cards, w: int, h: int, tally: Counter) -> None:
     for i, lab in enumerate(labels):
         tally[lab["visible"]] += 1
         tally["found_" + lab["visible"]] += i in hits
-    tally["false"] += sum(1 for j, q in enumerate(seen) if j not in hits.values() and not any(
-        covered(q.corners, b) > 0.5 or inside(q.corners.mean(0), b) for b in ignore))
+    for j, q in enumerate(seen):
+        if j not in hits.values() and not any(
+                covered(q.corners, b) > 0.5 or inside(q.corners.mean(0), b) for b in ignore):
+            tally["false"] += 1
+            for k in false_kinds(q, labels):
+                tally["false " + k] += 1
 
 
 def hidden_by(corners: np.ndarray, visible: float, w: int, h: int) -> str:
@@ -326,7 +330,9 @@ def main() -> int:
     if args.deck and args.as_photos:
         print(f"  as photos: fully visible {photos['found_full']}/{photos['full']}, partly "
               f"visible {photos['found_partial']}/{photos['partial']}, false reports "
-              f"{photos['false']} ({photos['false'] / n:.2f} per scene)")
+              f"{photos['false']} ({photos['false'] / n:.2f} per scene; "
+              f"{photos['false on a card']} on a labelled card, {photos['false apart']} "
+              f"apart, {photos['false faint']} faint)")
     if args.deck and args.losses:
         print("  let go at naming: cards / no card / other (in brackets: the card check "
               "sure of them, 0.9 or more)")

@@ -11,9 +11,12 @@ it covers most (at least half of the box, or its centre inside the box); reports
 mostly inside an ``ignore`` box count neither way; any other report is a false card.
 Prints per set: recall of fully and of partly visible cards (partial ones also by
 why they are partial), named right, named wrong, left unknown, false reports per
-photo (and those named as a card: wrong cards for the referee too), median ms per
-photo. ``--draw DIR`` writes each photo with what was found
-(green: named right, red: wrong or false, yellow: unknown, blue: missed labels).
+photo (and those named as a card: wrong cards for the referee too; where they lie:
+on a labelled card, their centre inside its box, as a second report of it or a part of
+it does, or apart from every card, as a piece of cloth, an object or a face-down card
+does; and how many the detector saw only faintly), median ms per photo. ``--draw DIR``
+writes each photo with what was found (green: named right, red: wrong or false,
+yellow: unknown, blue: missed labels).
 """
 
 from __future__ import annotations
@@ -69,6 +72,16 @@ def match(seen, cards) -> dict[int, int]:
     return out
 
 
+def false_kinds(report, cards) -> list[str]:
+    """Where a false report lies, and how it was seen: ``"on a card"`` (its centre inside
+    a labelled card's box: a second report of that card, a part of it, two cards taken as
+    one) or ``"apart"`` (the cloth, an object, a face-down card), and ``"faint"`` too
+    where the detector saw it only under its report threshold."""
+    on = any(inside(report.corners.mean(0), c["box"]) for c in cards)
+    return ["on a card" if on else "apart"] + (["faint"] if getattr(report, "faint", False)
+                                                else [])
+
+
 def evaluate(name: str, folder: Path, recognizer: Recognizer, draw: Path | None) -> None:
     labels = json.loads((folder / "labels.json").read_text())["images"]
     st = Counter()
@@ -113,6 +126,8 @@ def evaluate(name: str, folder: Path, recognizer: Recognizer, draw: Path | None)
                    for b in lab["ignore"]):
                 continue
             st["false"] += 1
+            for k in false_kinds(s, lab["cards"]):
+                st["false " + k] += 1
             if recognizer.is_face(s.identity):  # a card fed to the referee where none is
                 false_named.append(f"{image}:{s.identity.card}")
             if canvas is not None:
@@ -128,7 +143,8 @@ def evaluate(name: str, folder: Path, recognizer: Recognizer, draw: Path | None)
           + ", ".join(f"{w} {f}/{t}" for w, (t, f) in sorted(by_why.items())))
     print(f"  named right {st['right']}, WRONG {st['wrong']} {wrong}, unknown {st['unknown']}")
     print(f"  false reports {st['false']} ({st['false'] / max(1, n):.2f} per photo, "
-          f"named as a card: {len(false_named)} {false_named}); "
+          f"named as a card: {len(false_named)} {false_named}; {st['false on a card']} on "
+          f"a labelled card, {st['false apart']} apart, {st['false faint']} faint); "
           f"median {statistics.median(ms):.1f} ms per photo "
           f"({img.shape[1]}x{img.shape[0]})")
 

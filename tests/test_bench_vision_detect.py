@@ -50,9 +50,9 @@ def test_scenes_are_labelled_as_the_photographs_are():
     assert ignore == [[500.0, 100.0, 600.0, 260.0]]  # a sliver: neither way; a back: no label
 
 
-def _report(x0, y0, x1, y1, card=None):
+def _report(x0, y0, x1, y1, card=None, faint=False):
     return SimpleNamespace(corners=np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]),
-                           identity=SimpleNamespace(card=card))
+                           identity=SimpleNamespace(card=card), faint=faint)
 
 
 def test_scenes_are_scored_as_the_photographs_are():
@@ -62,8 +62,10 @@ def test_scenes_are_scored_as_the_photographs_are():
                _report(110, 110, 190, 250),  # the same card again: a false report
                _report(520, 120, 580, 240),  # on the sliver: neither way
                _report(700, 100, 800, 260, "back"),  # named a back: left out
-               _report(700, 100, 800, 260)]  # a back not named so: a false report
+               _report(700, 100, 800, 260, faint=True)]  # a back not named so: false
     tally = Counter()
     as_photos(reports, cards, W, H, tally)
     assert (tally["found_full"], tally["full"], tally["found_partial"], tally["partial"],
             tally["false"]) == (1, 1, 0, 1, 2)
+    # Where they lie: the second report on the labelled card, the back apart (and faint).
+    assert (tally["false on a card"], tally["false apart"], tally["false faint"]) == (1, 1, 1)
