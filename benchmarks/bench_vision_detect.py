@@ -154,6 +154,11 @@ def as_photos(quads, cards, w: int, h: int, tally: Counter) -> None:
             tally["false"] += 1
             for k in false_kinds(q, labels):
                 tally["false " + k] += 1
+            # (What the photographs cannot tell: a face-down card, which is no face to
+            # label, and, enrolled from another edition, no back to name either.)
+            tally["false on a back"] += any(c.back and (quad_iou(q.corners, c.corners) > 0.3
+                                                        or quad_inside(q.corners, c.corners) > 0.5)
+                                            for c in cards)
 
 
 def hidden_by(corners: np.ndarray, visible: float, w: int, h: int) -> str:
@@ -332,7 +337,8 @@ def main() -> int:
               f"visible {photos['found_partial']}/{photos['partial']}, false reports "
               f"{photos['false']} ({photos['false'] / n:.2f} per scene; "
               f"{photos['false on a card']} on a labelled card, {photos['false apart']} "
-              f"apart, {photos['false faint']} faint)")
+              f"apart, {photos['false faint']} faint; {photos['false on a back']} on a "
+              f"face-down card)")
     if args.deck and args.losses:
         print("  let go at naming: cards / no card / other (in brackets: the card check "
               "sure of them, 0.9 or more)")

@@ -69,3 +69,4 @@ def test_scenes_are_scored_as_the_photographs_are():
             tally["false"]) == (1, 1, 0, 1, 2)
     # Where they lie: the second report on the labelled card, the back apart (and faint).
     assert (tally["false on a card"], tally["false apart"], tally["false faint"]) == (1, 1, 1)
+    assert tally["false on a back"] == 1  # (the scenes know their face-down cards)
