@@ -661,3 +661,56 @@ def test_the_coarse_look_gives_a_big_card_in_place_of_its_parts_only():
     assert len(NetSight(img, net).found) == 2 and net.sides == [480]
     net = Net([], [big])  # nothing seen finely: the coarse look is asked
     assert [c.corners.tolist() for c in NetSight(img, net).found] == [big.corners.tolist()]
+
+
+def _half(box: np.ndarray, end: int, over: float = 0.1) -> np.ndarray:
+    """The corners of one end of a card (``end`` 0: its first short side's), a little
+    more than half of it, as the network outlines a double-headed figure's half."""
+    a, b, c, d = np.float32(box)
+    k = 0.5 + over
+    return np.float32([a, b, b + (c - b) * k, a + (d - a) * k]) if end == 0 else \
+        np.float32([d + (a - d) * k, c + (b - c) * k, c, d])
+
+
+@pytest.mark.parametrize("kind", ["felt", "checks", "wood"])
+def test_the_two_halves_of_a_figure_the_network_sees_as_two_cards_are_one_card(
+        deck, kind, monkeypatch):
+    """A double-headed figure's halves, each framed like a small card, are seen by the
+    network as two cards, each partly under the other (triestine art, generated
+    phone-look scenes of dev seed 3030, where the colour masks outlined nothing there).
+    They are the one card whose edge their outline lies on, of the size of the cards
+    beside it, that looks the same turned round. Two cards side by side or end to end,
+    each seen partly, stay two; so do the two ends in view of a stack of two whose
+    outline is a card's, under a book (two faces, not one turned round)."""
+    import vision.detect as detect
+
+    monkeypatch.setattr(detect, "find_cards_classical", lambda image, **kw: [])
+    figure = deck["10s"].copy()
+    h = figure.shape[0]
+    figure[h - h // 2:] = figure[:h // 2][::-1, ::-1]  # double-headed
+    doubled = {**deck, "10s": figure}
+    boxes = [card_box(300, 360, 20), card_box(700, 300, -15), card_box(1050, 420, 0)]
+    img, truth = scene(doubled, kind, list(zip(["10s", "9b", "1d"], boxes, strict=True)))
+    halves = [NetCard(_half(boxes[0], end), 0.6, 0.62) for end in (0, 1)]
+    _stub_network(monkeypatch, halves + [NetCard(b, 0.9, 1.0) for b in boxes[1:]])
+    quads = find_cards(img, floor=0.0)
+    assert len(quads) == 3 and all(best_iou(quads, t.corners) > 0.85 for t in truth)
+    whole = max(quads, key=lambda q: quad_iou(q.corners, boxes[0]))
+    assert whole.net and whole.visible == pytest.approx(0.62)
+    # Two cards side by side (a little apart: an outline of 1.35), or end to end, each
+    # seen partly: two cards.
+    for pair in ([card_box(300, 280, 90), card_box(300, 300 + 260 / 1.57, 90)],
+                 [card_box(400, 360, 90), card_box(662, 360, 90)]):
+        img, truth = scene(deck, kind, [("5c", pair[0]), ("7s", pair[1])])
+        _stub_network(monkeypatch, [NetCard(b, 0.8, 0.7) for b in pair])
+        quads = find_cards(img, floor=0.0)
+        assert len(quads) == 2 and all(best_iou(quads, t.corners) > 0.85 for t in truth)
+    # A 7 lying on the lower half of a 5, a book over the 7's lower half: the 5's upper
+    # half and the 7's make one card's outline, but no card that looks so turned round.
+    under, over = card_box(600, 230, 0), card_box(600, 360, 0)
+    img, _ = scene(deck, kind, [("5c", under), ("7s", over)])
+    _plain_slab(img, 600, 560, 0, (300, 400), (60, 90, 150))
+    ends = [NetCard(_half(under, 0, 0.0), 0.7, 0.55), NetCard(_half(over, 0, 0.0), 0.7, 0.55)]
+    _stub_network(monkeypatch, ends)
+    quads = find_cards(img, floor=0.0)
+    assert len(quads) == 2 and all(best_iou(quads, e.corners) > 0.8 for e in ends)

@@ -65,6 +65,9 @@ HIDDEN = 0.6  # more of a report than this inside another: under it or part of i
 PART = 0.7  # a report under this share of a card's area is a part of one (see one_deck)
 APART = 0.25  # cards side by side overlap by less than this of the smaller (_holds_three)
 FILLED = 0.75  # and their areas add up to this share of their outline's or more
+# Two of the network's cards, each at most this share of the outline round both, are
+# the halves of one card (:func:`_halves`), where that outline is about a card's shape.
+HALF_MOST, HALF_RATIO, HALF_EDGE, HALF_SYMMETRY = 0.7, (1.3, 2.6), 0.75, 0.4
 ROW_MOST = 8  # the largest sights in a blob weighed as a row (the subsets grow as 2**n)
 # The network's cards are of one size when none is under this share of their median or
 # over its inverse (:func:`quick_cards`). When one is not, the outlines refined must be,
@@ -788,7 +791,7 @@ def find_cards(image: np.ndarray, sight: NetSight | None = None,
             quad_iou(c.corners, e.corners) >= SAME_CARD_IOU and clean(e) for e in exact)]
         for i, q in zip(todo, refiner.refine(image, [corners[i] for i in todo]), strict=True):
             corners[i] = q
-    learned = _net_quads(found, corners)
+    learned = _halves(image, _net_quads(found, corners))
     if learned:
         # The cards of one deck are of one size: a blob the network does not report,
         # much bigger than the cards it does, is a sheet of paper or a book.
@@ -854,6 +857,83 @@ def find_cards(image: np.ndarray, sight: NetSight | None = None,
     # (The cards whose size can be trusted: those the network sees, and clean outlines.)
     return checked(image, one_deck(exact + extra, max(image.shape[:2]),
                                    [q for q in exact if clean(q)] + learned), floor)
+
+
+def _halves(image: np.ndarray, learned: list[Quad]) -> list[Quad]:
+    """The network's cards, where two of them are the halves of one card made one.
+
+    A double-headed figure's halves, each framed and printed like a small card, are seen
+    by the network as two cards, each partly under the other (triestine art, generated
+    phone-look scenes of dev seed 3030: both reported, each about half the card and seen
+    partly). Two of its cards seen partly that together fill an outline of a card's
+    proportions, each at most :data:`HALF_MOST` of it and lying along it, are one card
+    when that outline, refined, lies on a card's edge all round (:data:`HALF_EDGE`), is
+    of the size of the other cards and looks the same turned half round (a double-headed
+    card: :func:`_symmetric`). Two cards side by side lie across their outline; two end
+    to end make a long one; two in a fan differ turned round; a card on another is seen
+    whole."""
+    from vision.card_net import _overlap
+
+    pairs = []
+    seen_partly = [q for q in learned if q.visible < WHOLE_SEEN]
+    for i, a in enumerate(seen_partly):
+        for b in seen_partly[i + 1:]:
+            inter, aa, ab = _overlap(a.corners, b.corners)
+            if inter <= 0 and math.dist(a.center, b.center) > long_side(a.corners) + \
+                    long_side(b.corners):
+                continue  # (far apart)
+            rect = cv2.minAreaRect(np.vstack([a.corners, b.corners]).astype(np.float32))
+            area = rect[1][0] * rect[1][1]
+            if not (area > 0 and max(aa, ab) <= HALF_MOST * area
+                    and aa + ab - inter >= FILLED * area
+                    and HALF_RATIO[0] <= max(rect[1]) / min(rect[1]) <= HALF_RATIO[1]):
+                continue
+            box = order_corners(cv2.boxPoints(rect))
+            if _along(a.corners, box) and _along(b.corners, box):
+                pairs.append((a, b, box))
+    if not pairs:
+        return learned
+    _, refiner = learned_detectors()
+    outlines = [u for *_, u in pairs]
+    if refiner is not None:
+        outlines = refiner.refine(image, outlines)
+    outlines = refine_corners_all(image, outlines)  # (onto the card's edges)
+    out = list(learned)
+    for (a, b, _), u in zip(pairs, outlines, strict=True):
+        area = abs(cv2.contourArea(np.float32(u)))
+        others = [q.area for q in learned if q is not a and q is not b]
+        if not (any(x is a for x in out) and any(x is b for x in out)
+                and CARD_RATIO[0] <= elongation(u) <= CARD_RATIO[1]
+                and (not others or SECOND_SIZE[0] <= area / statistics.median(others)
+                     <= SECOND_SIZE[1])
+                and edge_support(image, u) >= HALF_EDGE and _symmetric(image, u)):
+            continue
+        out = [x for x in out if x is not a and x is not b]
+        out.append(Quad(np.float32(u), area, 1.0, max(a.visible, b.visible), True))
+    return out
+
+
+def _symmetric(image: np.ndarray, corners: np.ndarray) -> bool:
+    """Whether the card outlined looks the same turned half round (:data:`HALF_SYMMETRY`),
+    as a double-headed figure does; two cards in a fan do not (dev seed 3030's usual
+    scenes: a pair of a triestine fan, 0.19, against a figure's halves, 0.50-0.68)."""
+    patch = cv2.cvtColor(warp_card(image, corners, (48, 80)), cv2.COLOR_BGR2GRAY)
+    a = patch.astype(np.float32).ravel()
+    b = patch[::-1, ::-1].astype(np.float32).ravel()
+    a, b = a - a.mean(), b - b.mean()
+    return float(a @ b) >= HALF_SYMMETRY * float(np.sqrt((a @ a) * (b @ b)) + 1e-6)
+
+
+def _along(part: np.ndarray, outline: np.ndarray) -> bool:
+    """Whether a part of ``outline`` lies along it: squat, or its long sides along the
+    outline's long sides (a card beside another lies across their outline)."""
+    if elongation(part) < HALF_RATIO[0]:
+        return True
+    s = _sides(part.tolist())
+    u = part[1] - part[0] if s[0] + s[2] > s[1] + s[3] else part[2] - part[1]
+    t = _sides(outline.tolist())
+    v = outline[1] - outline[0] if t[0] + t[2] > t[1] + t[3] else outline[2] - outline[1]
+    return abs(float(u @ v)) >= 0.7 * float(np.linalg.norm(u) * np.linalg.norm(v))
 
 
 def card_check():
