@@ -918,10 +918,8 @@ def _symmetric(image: np.ndarray, corners: np.ndarray) -> bool:
     as a double-headed figure does; two cards in a fan do not (dev seed 3030's usual
     scenes: a pair of a triestine fan, 0.19, against a figure's halves, 0.50-0.68)."""
     patch = cv2.cvtColor(warp_card(image, corners, (48, 80)), cv2.COLOR_BGR2GRAY)
-    a = patch.astype(np.float32).ravel()
-    b = patch[::-1, ::-1].astype(np.float32).ravel()
-    a, b = a - a.mean(), b - b.mean()
-    return float(a @ b) >= HALF_SYMMETRY * float(np.sqrt((a @ a) * (b @ b)) + 1e-6)
+    turned = np.ascontiguousarray(patch[::-1, ::-1])
+    return float(cv2.matchTemplate(patch, turned, cv2.TM_CCOEFF_NORMED)[0, 0]) >= HALF_SYMMETRY
 
 
 def _along(part: np.ndarray, outline: np.ndarray) -> bool:
