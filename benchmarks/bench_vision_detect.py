@@ -140,11 +140,14 @@ def photo_labels(cards, w: int, h: int) -> tuple[list[dict], list[list[float]]]:
 
 def as_photos(quads, cards, w: int, h: int, tally: Counter) -> None:
     """One scene's reports scored as ``bench_vision_photos.py`` scores a photograph."""
-    from bench_vision_photos import covered, false_kinds, inside, match
+    from bench_vision_photos import covered, false_kinds, inside, match, taken_for_backs
 
     seen = [q for q in quads if q.identity.card != "back"]
     labels, ignore = photo_labels(cards, w, h)
     hits = match(seen, labels)
+    tally["missed as backs"] += taken_for_backs(
+        labels, [i for i in range(len(labels)) if i not in hits],
+        [q for q in quads if q.identity.card == "back"])
     for i, lab in enumerate(labels):
         tally[lab["visible"]] += 1
         tally["found_" + lab["visible"]] += i in hits
@@ -338,7 +341,8 @@ def main() -> int:
               f"{photos['false']} ({photos['false'] / n:.2f} per scene; "
               f"{photos['false on a card']} on a labelled card, {photos['false apart']} "
               f"apart, {photos['false faint']} faint; {photos['false on a back']} on a "
-              f"face-down card)")
+              f"face-down card); missed under a report named the back "
+              f"{photos['missed as backs']}")
     if args.deck and args.losses:
         print("  let go at naming: cards / no card / other (in brackets: the card check "
               "sure of them, 0.9 or more)")

@@ -10,7 +10,8 @@ are only indicative), then every photo goes through ``find_and_identify`` as
 it covers most (at least half of the box, or its centre inside the box); reports
 mostly inside an ``ignore`` box count neither way; any other report is a false card.
 Prints per set: recall of fully and of partly visible cards (partial ones also by
-why they are partial), named right, named wrong, left unknown, false reports per
+why they are partial), named right, named wrong, left unknown, cards missed that a
+report named the back covers (a face taken for the back), false reports per
 photo (and those named as a card: wrong cards for the referee too; where they lie:
 on a labelled card, their centre inside its box, as a second report of it or a part of
 it does, or apart from every card, as a piece of cloth, an object or a face-down card
@@ -82,6 +83,13 @@ def false_kinds(report, cards) -> list[str]:
                                                 else [])
 
 
+def taken_for_backs(cards, missed: list[int], backs) -> int:
+    """How many of the labelled cards missed (``missed``: their indices) a report named
+    the back would have found, as :func:`match` counts: faces taken for the back (a back
+    is no face to label, and reports named so are left out)."""
+    return len(match(backs, [cards[i] for i in missed]))
+
+
 def evaluate(name: str, folder: Path, recognizer: Recognizer, draw: Path | None) -> None:
     labels = json.loads((folder / "labels.json").read_text())["images"]
     st = Counter()
@@ -93,9 +101,13 @@ def evaluate(name: str, folder: Path, recognizer: Recognizer, draw: Path | None)
             print(f"  {image}: unreadable")
             continue
         t0 = time.perf_counter()
-        seen = [s for s in find_and_identify(img, recognizer) if s.identity.card != "back"]
+        reports = find_and_identify(img, recognizer)
         ms.append((time.perf_counter() - t0) * 1000)
+        seen = [s for s in reports if s.identity.card != "back"]
         hits = match(seen, lab["cards"])
+        st["missed as backs"] += taken_for_backs(
+            lab["cards"], [i for i in range(len(lab["cards"])) if i not in hits],
+            [s for s in reports if s.identity.card == "back"])
         canvas = img.copy() if draw else None
         for i, card in enumerate(lab["cards"]):
             kind = "full" if card["visible"] == "full" else "partial"
@@ -141,7 +153,8 @@ def evaluate(name: str, folder: Path, recognizer: Recognizer, draw: Path | None)
     print(f"  partly visible found {st['found_partial']}/{st['partial']} "
           f"({100 * st['found_partial'] / max(1, st['partial']):.1f}%): "
           + ", ".join(f"{w} {f}/{t}" for w, (t, f) in sorted(by_why.items())))
-    print(f"  named right {st['right']}, WRONG {st['wrong']} {wrong}, unknown {st['unknown']}")
+    print(f"  named right {st['right']}, WRONG {st['wrong']} {wrong}, unknown {st['unknown']}; "
+          f"missed under a report named the back: {st['missed as backs']}")
     print(f"  false reports {st['false']} ({st['false'] / max(1, n):.2f} per photo, "
           f"named as a card: {len(false_named)} {false_named}; {st['false on a card']} on "
           f"a labelled card, {st['false apart']} apart, {st['false faint']} faint); "

@@ -62,7 +62,8 @@ def test_scenes_are_scored_as_the_photographs_are():
                _report(110, 110, 190, 250),  # the same card again: a false report
                _report(520, 120, 580, 240),  # on the sliver: neither way
                _report(700, 100, 800, 260, "back"),  # named a back: left out
-               _report(700, 100, 800, 260, faint=True)]  # a back not named so: false
+               _report(700, 100, 800, 260, faint=True),  # a back not named so: false
+               _report(300, 100, 400, 260, "back")]  # the partly visible card taken for the back
     tally = Counter()
     as_photos(reports, cards, W, H, tally)
     assert (tally["found_full"], tally["full"], tally["found_partial"], tally["partial"],
@@ -70,3 +71,4 @@ def test_scenes_are_scored_as_the_photographs_are():
     # Where they lie: the second report on the labelled card, the back apart (and faint).
     assert (tally["false on a card"], tally["false apart"], tally["false faint"]) == (1, 1, 1)
     assert tally["false on a back"] == 1  # (the scenes know their face-down cards)
+    assert tally["missed as backs"] == 1  # the face a report named the back covers
