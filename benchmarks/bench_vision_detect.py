@@ -145,9 +145,7 @@ def as_photos(quads, cards, w: int, h: int, tally: Counter) -> None:
     seen = [q for q in quads if q.identity.card != "back"]
     labels, ignore = photo_labels(cards, w, h)
     hits = match(seen, labels)
-    tally["missed as backs"] += taken_for_backs(
-        labels, [i for i in range(len(labels)) if i not in hits],
-        [q for q in quads if q.identity.card == "back"])
+    tally["missed as backs"] += taken_for_backs(labels, hits, quads)
     for i, lab in enumerate(labels):
         tally[lab["visible"]] += 1
         tally["found_" + lab["visible"]] += i in hits

@@ -83,11 +83,12 @@ def false_kinds(report, cards) -> list[str]:
                                                 else [])
 
 
-def taken_for_backs(cards, missed: list[int], backs) -> int:
-    """How many of the labelled cards missed (``missed``: their indices) a report named
-    the back would have found, as :func:`match` counts: faces taken for the back (a back
+def taken_for_backs(cards, hits: dict[int, int], reports) -> int:
+    """How many of the labelled cards no report found (``hits``: :func:`match` of the
+    others) a report named the back would have found: faces taken for the back (a back
     is no face to label, and reports named so are left out)."""
-    return len(match(backs, [cards[i] for i in missed]))
+    backs = [r for r in reports if r.identity.card == "back"]
+    return len(match(backs, [c for i, c in enumerate(cards) if i not in hits]))
 
 
 def evaluate(name: str, folder: Path, recognizer: Recognizer, draw: Path | None) -> None:
@@ -105,9 +106,7 @@ def evaluate(name: str, folder: Path, recognizer: Recognizer, draw: Path | None)
         ms.append((time.perf_counter() - t0) * 1000)
         seen = [s for s in reports if s.identity.card != "back"]
         hits = match(seen, lab["cards"])
-        st["missed as backs"] += taken_for_backs(
-            lab["cards"], [i for i in range(len(lab["cards"])) if i not in hits],
-            [s for s in reports if s.identity.card == "back"])
+        st["missed as backs"] += taken_for_backs(lab["cards"], hits, reports)
         canvas = img.copy() if draw else None
         for i, card in enumerate(lab["cards"]):
             kind = "full" if card["visible"] == "full" else "partial"
